@@ -1,0 +1,114 @@
+#pragma once
+/// Acquire and route: open a device by spec with the wrappers it needs, or
+/// pick the preferred device for a program.
+
+#include <roster/backend.hpp>
+#include <roster/config.hpp>
+#include <roster/error.hpp>
+#include <roster/program.hpp>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster {
+
+/// A parsed device spec: backend id (lower case) and ordinal.
+struct device_spec {
+  std::string backend;
+  std::uint32_t ordinal = 0;
+  /// Returns the normalized text, e.g. "cuda:1".
+  [[nodiscard]] std::string str() const { return backend + ":" + std::to_string(ordinal); }
+  friend bool operator==(const device_spec&, const device_spec&) = default;
+};
+
+/// Parses "CPU", "cuda:1", " Vulkan:0 ": type case-insensitive, ordinal
+/// defaulting to 0, surrounding spaces ignored. Does not check the type exists.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text);
+
+/// The grid-sync split: cuts a program at each grid_sync and dispatches the
+/// pieces in order, for a device without native grid-wide sync.
+template <class Inner = device>
+class grid_sync_split final : public device {
+ public:
+  /// Wraps a device, sharing its id so its buffers stay valid.
+  explicit grid_sync_split(std::unique_ptr<Inner> inner) noexcept
+      : device(inner->id()), inner_(std::move(inner)) {}
+  [[nodiscard]] const adapter_info& adapter() const noexcept override { return inner_->adapter(); }
+  [[nodiscard]] device_caps caps() const noexcept override {
+    auto c = inner_->caps();
+    c.native_grid_sync = false;
+    return c;
+  }
+  [[nodiscard]] expected<void> synchronize() override { return inner_->synchronize(); }
+  [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override {
+    for (auto piece : split_at_grid_sync(steps))
+      if (auto ok = inner_->dispatch_steps(piece); !ok) return ok;
+    return {};
+  }
+  [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override {
+    std::chrono::nanoseconds total{0};
+    for (auto piece : split_at_grid_sync(steps)) {
+      auto t = inner_->timed_dispatch_steps(piece);
+      if (!t) return std::move(t).error();
+      total += *t;
+    }
+    return total;
+  }
+  /// Returns the wrapped device.
+  [[nodiscard]] Inner& inner() noexcept { return *inner_; }
+
+ protected:
+  expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override { return base().do_allocate(t, n); }
+  expected<void> do_release(std::uint32_t slot) override { return base().do_release(slot); }
+  bool owns(const buffer& b) const noexcept override { return static_cast<const device&>(*inner_).owns(b); }
+  expected<void> do_upload(const buffer& b, const void* src) override { return base().do_upload(b, src); }
+  expected<void> do_download(const buffer& b, void* dst) override { return base().do_download(b, dst); }
+
+ private:
+  device& base() noexcept { return *inner_; }
+  std::unique_ptr<Inner> inner_;
+};
+
+/// How acquire opens a device.
+struct acquire_options {
+  /// Apply the grid-sync split even where the device has native grid sync.
+  bool force_split = false;
+};
+
+/// Applies the wrappers a device needs (today: the grid-sync split when it
+/// lacks native grid sync). To add a wrapper, add one `if` here and a test.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
+                                                                              const acquire_options& options = {});
+
+/// Opens the adapter a spec names, with its wrappers. Every call opens a new
+/// device; roster::get_device(spec) returns a cached one.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> acquire(
+    std::string_view spec, const acquire_options& options = {});
+
+/// A backend the router did not choose, and why.
+struct passed_over {
+  std::string backend;
+  std::string reason;
+};
+
+/// The router's choice.
+struct routed_device {
+  std::unique_ptr<roster::device> device;
+  std::string backend;
+  std::vector<passed_over> passed;  ///< lower-rank backends passed over, in rank order
+};
+
+/// Opens the lowest-rank backend that dispatches on this host, runs every op
+/// of the program, and opens; says why each other backend was passed over.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
+
+/// Returns the ids of the registered backends, comma-separated, for messages.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string known_backends();
+
+}  // namespace roster
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/acquire-inl.hpp>
+#endif

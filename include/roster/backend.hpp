@@ -1,0 +1,270 @@
+#pragma once
+/// The backend model: adapters, the device interface, and the three entry
+/// types a backend submits to the inventory.
+
+#include <roster/config.hpp>
+#include <roster/error.hpp>
+#include <roster/inventory.hpp>
+#include <roster/program.hpp>
+
+#include <array>
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster {
+
+/// Kind of physical device, in the order circuits are ranked.
+enum class device_type : std::uint8_t { discrete_gpu, integrated_gpu, virtual_gpu, other, cpu };
+
+/// Returns "discrete", "integrated", "virtual", "other" or "cpu".
+constexpr std::string_view to_string(device_type t) noexcept {
+  constexpr std::string_view names[] = {"discrete", "integrated", "virtual", "other", "cpu"};
+  return names[static_cast<std::size_t>(t)];
+}
+
+/// One physical device as one backend sees it.
+struct adapter_info {
+  std::string backend;                   ///< backend id, e.g. "cuda"
+  std::uint32_t ordinal = 0;             ///< index within the backend
+  std::string name;                      ///< e.g. "NVIDIA H200"
+  device_type type = device_type::other;
+  std::array<std::uint8_t, 16> uuid{};   ///< device UUID; all zero when unknown
+  std::string pci_address;               ///< "0000:00:07.0", empty when unknown
+  std::uint32_t vendor_id = 0;
+  std::uint32_t device_id = 0;
+  std::uint64_t memory_bytes = 0;
+  std::string driver_version;
+  std::uint32_t compute_units = 0;       ///< multiprocessors or cores
+  bool native_grid_sync = false;         ///< can run a whole program in one launch
+  bool f64 = true;                       ///< supports double buffers
+  op_set ops = op_set::all();            ///< ops this adapter runs
+
+  /// Returns whether the UUID is known (not all zero).
+  [[nodiscard]] bool has_uuid() const noexcept {
+    for (auto b : uuid)
+      if (b != 0) return true;
+    return false;
+  }
+  /// Returns the device spec naming this adapter, e.g. "cuda:1".
+  [[nodiscard]] std::string spec() const { return backend + ":" + std::to_string(ordinal); }
+  /// Returns the UUID as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (empty when unknown).
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::string uuid_string() const;
+};
+
+/// What a device can do.
+struct device_caps {
+  bool native_grid_sync = false;  ///< runs grid_sync inside one launch
+  bool f64 = true;                ///< supports double buffers
+  op_set ops = op_set::all();     ///< ops it runs
+};
+
+/// A live, opened adapter: allocates buffers and dispatches programs.
+///
+/// The public calls check their arguments and then call the protected
+/// virtual do_ functions, so a backend implements only the work.
+class ROSTER_API device {
+ public:
+  virtual ~device() = default;
+  device(const device&) = delete;
+  device& operator=(const device&) = delete;
+
+  /// Returns the identity of the adapter this device opened.
+  [[nodiscard]] virtual const adapter_info& adapter() const noexcept = 0;
+  /// Returns what this device can do.
+  [[nodiscard]] virtual device_caps caps() const noexcept = 0;
+  /// Returns this device's id, the owner stamped in its buffers.
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+
+  /// Allocates a buffer of n elements of type t.
+  [[nodiscard]] ROSTER_INLINE expected<buffer> allocate(element_type t, std::size_t n);
+  /// Allocates a buffer of n elements of T (float or double).
+  template <class T>
+    requires is_element_v<T>
+  [[nodiscard]] expected<buffer> allocate(std::size_t n) {
+    return allocate(element_of<T>(), n);
+  }
+  /// Frees a buffer; its handle must not be used again.
+  [[nodiscard]] ROSTER_INLINE expected<void> release(const buffer& b);
+  /// Copies host data into a buffer of the same type and length.
+  template <class T>
+    requires is_element_v<T>
+  [[nodiscard]] expected<void> upload(const buffer& b, std::span<const T> src) {
+    return upload_raw(b, element_of<T>(), src.data(), src.size());
+  }
+  /// Copies a buffer into host memory of the same type and length.
+  template <class T>
+    requires is_element_v<T>
+  [[nodiscard]] expected<void> download(const buffer& b, std::span<T> dst) {
+    return download_raw(b, element_of<T>(), dst.data(), dst.size());
+  }
+  /// Validates and runs a program; may return before it completes.
+  [[nodiscard]] ROSTER_INLINE expected<void> dispatch(const program& p);
+  /// Runs a program once and returns the device's own measure of its time
+  /// (events or timestamp queries where the API has them).
+  [[nodiscard]] ROSTER_INLINE expected<std::chrono::nanoseconds> timed_dispatch(const program& p);
+  /// Waits until every dispatched program has completed.
+  [[nodiscard]] virtual expected<void> synchronize() = 0;
+
+  /// Runs steps already validated for this device (for wrappers).
+  [[nodiscard]] virtual expected<void> dispatch_steps(std::span<const step> steps) = 0;
+  /// Runs validated steps once and returns their device time (for wrappers).
+  [[nodiscard]] ROSTER_INLINE virtual expected<std::chrono::nanoseconds> timed_dispatch_steps(
+      std::span<const step> steps);
+
+  [[nodiscard]] ROSTER_INLINE expected<void> upload_raw(const buffer& b, element_type t, const void* src,
+                                                        std::size_t count);
+  [[nodiscard]] ROSTER_INLINE expected<void> download_raw(const buffer& b, element_type t, void* dst,
+                                                          std::size_t count);
+
+ protected:
+  /// Gives the device a fresh, process-unique id.
+  ROSTER_INLINE device();
+  /// Shares the id of a wrapped device, so its buffers stay valid here.
+  explicit device(std::uint64_t id) noexcept : id_(id) {}
+
+  /// Allocates memory for a checked request; returns the slot.
+  [[nodiscard]] virtual expected<std::uint32_t> do_allocate(element_type t, std::size_t n) = 0;
+  /// Frees a slot.
+  [[nodiscard]] virtual expected<void> do_release(std::uint32_t slot) = 0;
+  /// Returns whether a slot is live with this type and size.
+  [[nodiscard]] virtual bool owns(const buffer& b) const noexcept = 0;
+  [[nodiscard]] virtual expected<void> do_upload(const buffer& b, const void* src) = 0;
+  [[nodiscard]] virtual expected<void> do_download(const buffer& b, void* dst) = 0;
+
+  /// Checks that a buffer belongs to this device and is live.
+  [[nodiscard]] ROSTER_INLINE expected<void> check_buffer(const buffer& b, std::string_view what) const;
+
+  template <class Inner>
+  friend class grid_sync_split;
+
+ private:
+  std::uint64_t id_;
+};
+
+/// An entry point of one backend: the stable id, the factory, the enumerator
+/// and the ops. Submitted with ROSTER_REGISTER_BACKEND.
+struct backend_registration {
+  std::string_view id;  ///< "cpu", "cuda", "vulkan"
+  /// Opens adapter `ordinal`. Must not throw; roster guards it anyway.
+  expected<std::unique_ptr<device>> (*open)(std::uint32_t ordinal);
+  /// Lists the backend's adapters on this host.
+  expected<std::vector<adapter_info>> (*enumerate)();
+  op_set ops = op_set::all();
+  /// Returns the inventory key.
+  [[nodiscard]] constexpr std::string_view key() const noexcept { return id; }
+};
+
+/// A backend's precedence: lower rank wins. A backend without one ranks last.
+struct backend_precedence {
+  std::string_view id;
+  int rank = 0;
+  /// Returns the inventory key.
+  [[nodiscard]] constexpr std::string_view key() const noexcept { return id; }
+};
+
+/// Whether a backend dispatches on this host or only emits code.
+struct backend_capability {
+  std::string_view id;
+  bool dispatches = true;
+  /// Returns the inventory key.
+  [[nodiscard]] constexpr std::string_view key() const noexcept { return id; }
+};
+
+/// Rank given to a backend that registered no precedence.
+inline constexpr int unranked = 1 << 30;
+
+/// One registered backend with its precedence and capability.
+struct backend_entry {
+  const backend_registration* registration = nullptr;
+  int rank = unranked;
+  bool dispatches = true;
+  [[nodiscard]] std::string_view id() const noexcept { return registration->id; }
+};
+
+/// Returns every registered backend sorted by (rank, id).
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<backend_entry> registered_backends();
+
+/// Returns the registered backend with this id (case-insensitive), or null.
+[[nodiscard]] ROSTER_API ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept;
+
+/// Calls a backend's factory, turning a throw or a null device into an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(
+    const backend_registration& backend, std::uint32_t ordinal) noexcept;
+
+/// Calls a backend's enumerator, turning a throw into an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(
+    const backend_registration& backend) noexcept;
+
+/// Checks the inventories of backend entries for key conflicts.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> check_backends();
+
+/// The backend contract. A backend is a type with:
+///   static constexpr std::string_view id;   // stable id
+///   static constexpr int rank;              // precedence, lower wins
+///   static constexpr bool dispatches;       // runs on this host
+///   static constexpr op_set ops;            // ops it runs
+///   using device_type = ...;                // final class derived from roster::device
+///   static expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+///   static expected<std::vector<adapter_info>> enumerate();
+template <class B>
+concept backend = requires(std::uint32_t ordinal) {
+  { B::id } -> std::convertible_to<std::string_view>;
+  { B::rank } -> std::convertible_to<int>;
+  { B::dispatches } -> std::convertible_to<bool>;
+  { B::ops } -> std::convertible_to<op_set>;
+  typename B::device_type;
+  requires std::derived_from<typename B::device_type, device>;
+  { B::open(ordinal) } -> std::same_as<expected<std::unique_ptr<typename B::device_type>>>;
+  { B::enumerate() } -> std::same_as<expected<std::vector<adapter_info>>>;
+};
+
+namespace detail {
+template <backend B>
+expected<std::unique_ptr<device>> open_erased(std::uint32_t ordinal) {
+  auto d = B::open(ordinal);
+  if (!d) return std::move(d).error();
+  return std::unique_ptr<device>(std::move(*d));
+}
+template <backend B>
+inline constexpr backend_registration registration_of{B::id, &open_erased<B>, &B::enumerate, B::ops};
+template <backend B>
+inline constexpr backend_precedence precedence_of{B::id, B::rank};
+template <backend B>
+inline constexpr backend_capability capability_of{B::id, B::dispatches};
+}  // namespace detail
+
+}  // namespace roster
+
+#define ROSTER_IMPL_CHECK_BACKEND(B)                                                               \
+  static_assert(::roster::backend<B>,                                                             \
+                "ROSTER_REGISTER_BACKEND(" #B "): " #B " does not model roster::backend. It needs "  \
+                "static id, rank, dispatches, ops, a device_type derived from roster::device, "      \
+                "open(std::uint32_t) -> expected<unique_ptr<device_type>> and enumerate() -> "       \
+                "expected<vector<adapter_info>>; see roster/backend.hpp")
+
+/// Registers backend type B: its registration, precedence and capability.
+#define ROSTER_REGISTER_BACKEND(B)                                                                \
+  ROSTER_IMPL_CHECK_BACKEND(B);                                                                   \
+  ROSTER_SUBMIT(::roster::backend_registration, ::roster::detail::registration_of<B>);            \
+  ROSTER_SUBMIT(::roster::backend_precedence, ::roster::detail::precedence_of<B>);                \
+  ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>)
+
+/// Defines an anchor symbol in a backend library so a program can force the
+/// linker to keep it: ROSTER_USE_BACKEND(name) in the program references it.
+#define ROSTER_DEFINE_BACKEND_ANCHOR(name) \
+  extern "C" ROSTER_API const char ROSTER_IMPL_CAT(roster_backend_anchor_, name) = 0
+/// References a backend's anchor so a static archive member is not dropped.
+#define ROSTER_USE_BACKEND(name)                                                       \
+  extern "C" const char ROSTER_IMPL_CAT(roster_backend_anchor_, name);                 \
+  [[gnu::used]] static const char* const ROSTER_IMPL_CAT(roster_use_backend_, name) = \
+      &ROSTER_IMPL_CAT(roster_backend_anchor_, name)
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/backend-inl.hpp>
+#endif

@@ -1,0 +1,244 @@
+#pragma once
+// Private: the device front end and the backend lookups.
+
+#include <roster/backend.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdio>
+#include <exception>
+
+namespace roster {
+
+ROSTER_INLINE std::string adapter_info::uuid_string() const {
+  if (!has_uuid()) return {};
+  char out[48];
+  const auto* u = uuid.data();
+  std::snprintf(out, sizeof out, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  return out;
+}
+
+namespace detail {
+ROSTER_API ROSTER_INLINE std::uint64_t next_device_id() noexcept {
+  static constinit std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+inline std::string describe(const buffer& b) {
+  return std::string(to_string(b.type)) + " buffer of " + std::to_string(b.size) + " elements";
+}
+}  // namespace detail
+
+ROSTER_INLINE device::device() : id_(detail::next_device_id()) {}
+
+ROSTER_INLINE expected<void> device::check_buffer(const buffer& b, std::string_view what) const {
+  if (b.owner != id_)
+    return make_error(errc::invalid_argument,
+                      std::string(adapter().spec()) + ": " + std::string(what) + ": the buffer belongs to " +
+                          (b.owner == 0 ? std::string("no device") : std::string("another device")),
+                      "use a buffer allocated on this device with allocate<T>(n)");
+  if (!owns(b))
+    return make_error(errc::invalid_argument,
+                      std::string(adapter().spec()) + ": " + std::string(what) + ": the " + detail::describe(b) +
+                          " is not live on this device (released, or its handle was altered)",
+                      "allocate a new buffer; a released buffer's handle cannot be reused");
+  return {};
+}
+
+ROSTER_INLINE expected<buffer> device::allocate(element_type t, std::size_t n) {
+  if (t != element_type::f32 && t != element_type::f64)
+    return make_error(errc::invalid_argument, adapter().spec() + ": allocate: unknown element type",
+                      "allocate float or double buffers");
+  if (t == element_type::f64 && !caps().f64)
+    return make_error(errc::unsupported, adapter().spec() + ": allocate: this device has no double support",
+                      "use float buffers on this device, or pick a device whose adapter reports f64");
+  if (n == 0)
+    return make_error(errc::invalid_argument, adapter().spec() + ": allocate: a buffer needs at least one element",
+                      "allocate n >= 1 elements");
+  if (n > (std::size_t{1} << 40))
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": allocate: " + std::to_string(n) + " elements is beyond any device",
+                      "allocate at most 2^40 elements per buffer");
+  auto slot = do_allocate(t, n);
+  if (!slot) return std::move(slot).error();
+  return buffer{id_, *slot, t, n};
+}
+
+ROSTER_INLINE expected<void> device::release(const buffer& b) {
+  if (auto ok = check_buffer(b, "release"); !ok) return ok;
+  return do_release(b.slot);
+}
+
+ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t, const void* src,
+                                                std::size_t count) {
+  if (auto ok = check_buffer(b, "upload"); !ok) return ok;
+  if (t != b.type)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": upload: host data is " + std::string(to_string(t)) + " but the buffer is " +
+                          detail::describe(b),
+                      "upload a span of the buffer's element type");
+  if (count != b.size)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": upload: " + std::to_string(count) + " host elements into a " +
+                          detail::describe(b),
+                      "pass a host span of exactly the buffer's length");
+  return do_upload(b, src);
+}
+
+ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type t, void* dst, std::size_t count) {
+  if (auto ok = check_buffer(b, "download"); !ok) return ok;
+  if (t != b.type)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": download: host memory is " + std::string(to_string(t)) +
+                          " but the buffer is " + detail::describe(b),
+                      "download into a span of the buffer's element type");
+  if (count != b.size)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": download: a " + detail::describe(b) + " into " +
+                          std::to_string(count) + " host elements",
+                      "pass a host span of exactly the buffer's length");
+  return do_download(b, dst);
+}
+
+ROSTER_INLINE expected<void> device::dispatch(const program& p) {
+  if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
+  const device_caps c = caps();
+  for (const auto& s : p.steps()) {
+    if (!c.ops.contains(s.op))
+      return make_error(errc::unsupported,
+                        adapter().spec() + ": dispatch: this device does not run " + std::string(to_string(s.op)),
+                        "route the program with roster::acquire_preferred(program), or remove the step");
+    const buffer* bufs[3] = {&s.out, &s.in1, &s.in2};
+    for (int b = 0; b < buffers_of(s.op); ++b)
+      if (auto ok = check_buffer(*bufs[b], "dispatch"); !ok) return ok;
+  }
+  if (p.type() == element_type::f64 && !c.f64)
+    return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
+                      "use float buffers on this device");
+  return dispatch_steps(p.steps());
+}
+
+ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
+  if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
+  for (const auto& s : p.steps()) {
+    if (!caps().ops.contains(s.op))
+      return make_error(errc::unsupported,
+                        adapter().spec() + ": dispatch: this device does not run " + std::string(to_string(s.op)),
+                        "route the program with roster::acquire_preferred(program), or remove the step");
+    const buffer* bufs[3] = {&s.out, &s.in1, &s.in2};
+    for (int b = 0; b < buffers_of(s.op); ++b)
+      if (auto ok = check_buffer(*bufs[b], "dispatch"); !ok) return std::move(ok).error();
+  }
+  return timed_dispatch_steps(p.steps());
+}
+
+ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
+  if (auto ok = synchronize(); !ok) return std::move(ok).error();
+  auto t0 = std::chrono::steady_clock::now();
+  if (auto ok = dispatch_steps(steps); !ok) return std::move(ok).error();
+  if (auto ok = synchronize(); !ok) return std::move(ok).error();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+}
+
+namespace detail {
+inline bool iequal(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+}  // namespace detail
+
+ROSTER_INLINE std::vector<backend_entry> registered_backends() {
+  auto regs = inventory<backend_registration>();
+  auto precs = inventory<backend_precedence>();
+  auto caps = inventory<backend_capability>();
+  std::vector<backend_entry> out;
+  out.reserve(regs.size());
+  for (const auto* r : regs) {
+    backend_entry e{r, unranked, true};
+    // All three inventories are sorted by id: binary search each.
+    auto p = std::lower_bound(precs.begin(), precs.end(), r->id,
+                              [](const backend_precedence* x, std::string_view id) { return x->id < id; });
+    if (p != precs.end() && (*p)->id == r->id) e.rank = (*p)->rank;
+    auto c = std::lower_bound(caps.begin(), caps.end(), r->id,
+                              [](const backend_capability* x, std::string_view id) { return x->id < id; });
+    if (c != caps.end() && (*c)->id == r->id) e.dispatches = (*c)->dispatches;
+    out.push_back(e);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const backend_entry& a, const backend_entry& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.id() < b.id();
+  });
+  return out;
+}
+
+ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept {
+  for (const auto* r : inventory<backend_registration>())
+    if (detail::iequal(r->id, id)) return r;
+  return nullptr;
+}
+
+ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(const backend_registration& backend,
+                                                             std::uint32_t ordinal) noexcept {
+  const std::string spec = std::string(backend.id) + ":" + std::to_string(ordinal);
+  try {
+    if (backend.open == nullptr)
+      return make_error(errc::internal, std::string(backend.id) + ": the backend registered no factory",
+                        "register the backend with ROSTER_REGISTER_BACKEND, which supplies its open()");
+    auto d = backend.open(ordinal);
+    if (!d) return std::move(d).error();
+    if (*d == nullptr)
+      return make_error(errc::internal, spec + ": the backend's factory returned no device and no error",
+                        "fix the backend's open() to return a device or an error");
+    return std::move(*d);
+  } catch (const std::exception& e) {
+    return make_error(errc::internal, spec + ": the backend's factory threw: " + std::string(e.what()),
+                      "fix the backend's open() to return an error instead of throwing, or exclude it with "
+                      "ROSTER_DEVICE_SELECTOR='!" +
+                          std::string(backend.id) + ":*'");
+  } catch (...) {
+    return make_error(errc::internal, spec + ": the backend's factory threw a non-standard exception",
+                      "fix the backend's open() to return an error instead of throwing, or exclude it with "
+                      "ROSTER_DEVICE_SELECTOR='!" +
+                          std::string(backend.id) + ":*'");
+  }
+}
+
+ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(const backend_registration& backend) noexcept {
+  try {
+    if (backend.enumerate == nullptr) return std::vector<adapter_info>{};
+    return backend.enumerate();
+  } catch (const std::exception& e) {
+    return make_error(errc::internal,
+                      std::string(backend.id) + ": the backend's enumerator threw: " + std::string(e.what()),
+                      "fix the backend's enumerate() to return an error instead of throwing, or exclude it with "
+                      "ROSTER_DEVICE_SELECTOR='!" +
+                          std::string(backend.id) + ":*'");
+  } catch (...) {
+    return make_error(errc::internal, std::string(backend.id) + ": the backend's enumerator threw",
+                      "fix the backend's enumerate() to return an error instead of throwing");
+  }
+}
+
+namespace detail {
+template <class T>
+expected<void> check_one() {
+  auto info = inventory_info<T>();
+  if (info.conflicts == 0) return {};
+  return make_error(errc::conflict,
+                    std::string("inventory<") + std::string(type_name<T>()) + ">: two submissions share one key (" +
+                        info.kept_site + " and " + info.dropped_site + "); the one at " + info.kept_site +
+                        " is kept",
+                    "give each backend a unique id, or link only one of the two registrations");
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<void> check_backends() {
+  if (auto ok = detail::check_one<backend_registration>(); !ok) return ok;
+  if (auto ok = detail::check_one<backend_precedence>(); !ok) return ok;
+  return detail::check_one<backend_capability>();
+}
+
+}  // namespace roster

@@ -1,0 +1,141 @@
+#pragma once
+/// The error type and roster::expected, the return type of every fallible call.
+
+#include <cstdint>
+#include <new>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <optional>
+#include <variant>
+
+namespace roster {
+
+/// Closed set of error categories; the message says the rest.
+enum class errc : std::uint8_t {
+  invalid_argument,  ///< malformed spec, selector, program or value
+  not_found,         ///< unknown backend, adapter or ordinal
+  unavailable,       ///< backend present but cannot run here (no driver, no device)
+  unsupported,       ///< the device cannot do what was asked (op, element type)
+  device_fault,      ///< the API reported a failure while working
+  out_of_memory,     ///< an allocation failed
+  conflict,          ///< two registrations claim the same key
+  io,                ///< a file could not be read or written
+  internal,          ///< a factory threw or returned nothing
+};
+
+/// Returns the name of an error code, e.g. "invalid_argument".
+constexpr std::string_view to_string(errc c) noexcept {
+  switch (c) {
+    case errc::invalid_argument: return "invalid_argument";
+    case errc::not_found: return "not_found";
+    case errc::unavailable: return "unavailable";
+    case errc::unsupported: return "unsupported";
+    case errc::device_fault: return "device_fault";
+    case errc::out_of_memory: return "out_of_memory";
+    case errc::conflict: return "conflict";
+    case errc::io: return "io";
+    case errc::internal: return "internal";
+  }
+  return "unknown";
+}
+
+/// A failure: a code and a message whose last part begins "Fix:".
+class error {
+ public:
+  /// Builds an error from a code, what went wrong, and what to do about it.
+  error(errc code, std::string_view what, std::string_view fix)
+      : code_(code) {
+    message_.reserve(what.size() + fix.size() + 7);
+    message_.append(what);
+    message_.append("\nFix: ");
+    message_.append(fix);
+  }
+  /// Returns the error's category.
+  [[nodiscard]] errc code() const noexcept { return code_; }
+  /// Returns the whole message, ending with its Fix: part.
+  [[nodiscard]] const std::string& message() const noexcept { return message_; }
+  /// Returns the part of the message before "Fix:".
+  [[nodiscard]] std::string_view what() const noexcept {
+    std::string_view m = message_;
+    return m.substr(0, m.rfind("\nFix: "));
+  }
+  /// Returns the text after "Fix: ".
+  [[nodiscard]] std::string_view fix() const noexcept {
+    std::string_view m = message_;
+    auto at = m.rfind("\nFix: ");
+    return at == std::string_view::npos ? std::string_view{} : m.substr(at + 6);
+  }
+  /// Prefixes the message with context, keeping the Fix: part last.
+  error& prepend(std::string_view context) {
+    message_.insert(0, std::string(context) + ": ");
+    return *this;
+  }
+
+ private:
+  errc code_;
+  std::string message_;
+};
+
+/// Wraps an error to construct an expected holding it.
+struct unexpected {
+  roster::error value;
+};
+
+/// Returns an unexpected holding a new error.
+inline unexpected make_error(errc code, std::string_view what, std::string_view fix) {
+  return unexpected{error(code, what, fix)};
+}
+
+/// A value or an error: a small C++20 stand-in for std::expected.
+template <class T>
+class [[nodiscard]] expected {
+ public:
+  using value_type = T;
+  template <class U = T>
+    requires std::is_constructible_v<T, U&&> && (!std::is_same_v<std::remove_cvref_t<U>, expected>) &&
+             (!std::is_same_v<std::remove_cvref_t<U>, unexpected>)
+  expected(U&& v) : v_(std::in_place_index<0>, std::forward<U>(v)) {}
+  expected(unexpected e) : v_(std::in_place_index<1>, std::move(e.value)) {}
+  expected(roster::error e) : v_(std::in_place_index<1>, std::move(e)) {}
+
+  [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
+  explicit operator bool() const noexcept { return has_value(); }
+  T& value() & { return std::get<0>(v_); }
+  const T& value() const& { return std::get<0>(v_); }
+  T&& value() && { return std::get<0>(std::move(v_)); }
+  T& operator*() & { return std::get<0>(v_); }
+  const T& operator*() const& { return std::get<0>(v_); }
+  T&& operator*() && { return std::get<0>(std::move(v_)); }
+  T* operator->() { return &std::get<0>(v_); }
+  const T* operator->() const { return &std::get<0>(v_); }
+  const roster::error& error() const& { return std::get<1>(v_); }
+  roster::error&& error() && { return std::get<1>(std::move(v_)); }
+  template <class U>
+  T value_or(U&& fallback) const& {
+    return has_value() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(fallback));
+  }
+
+ private:
+  std::variant<T, roster::error> v_;
+};
+
+/// expected<void>: success or an error.
+template <>
+class [[nodiscard]] expected<void> {
+ public:
+  using value_type = void;
+  expected() = default;
+  expected(unexpected e) : e_(std::in_place, std::move(e.value)) {}
+  expected(roster::error e) : e_(std::in_place, std::move(e)) {}
+  [[nodiscard]] bool has_value() const noexcept { return !e_.has_value(); }
+  explicit operator bool() const noexcept { return has_value(); }
+  const roster::error& error() const& { return *e_; }
+  roster::error&& error() && { return std::move(*e_); }
+
+ private:
+  std::optional<roster::error> e_;
+};
+
+}  // namespace roster

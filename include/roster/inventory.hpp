@@ -1,0 +1,127 @@
+#pragma once
+/// The link-time inventory: objects submitted anywhere in the process with
+/// ROSTER_SUBMIT, collected from a linker section and frozen into a span.
+
+#include <roster/config.hpp>
+#include <roster/detail/inventory_hub.hpp>
+
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+namespace roster {
+
+/// A type whose entries are sorted and deduplicated by `key()`.
+template <class T>
+concept keyed_entry = requires(const T& t) {
+  { t.key() } -> std::totally_ordered;
+};
+
+/// Collection figures for one inventory type.
+struct inventory_stats {
+  std::size_t entries = 0;          ///< entries in the snapshot
+  std::size_t duplicates = 0;       ///< same submission linked into several modules, dropped
+  std::size_t conflicts = 0;        ///< different submissions with one key, all but one dropped
+  std::size_t modules = 0;          ///< modules whose sections were walked
+  std::uint64_t collect_ns = 0;     ///< time the collection took
+  std::uint64_t generation = 0;     ///< bumps whenever a module is loaded or unloaded
+  const char* kept_site = nullptr;     ///< first conflict: the submission kept
+  const char* dropped_site = nullptr;  ///< first conflict: the submission dropped
+};
+
+namespace detail {
+
+template <class T>
+bool entry_less(const void* a, const void* b) noexcept {
+  if constexpr (keyed_entry<T>) {
+    return static_cast<const T*>(a)->key() < static_cast<const T*>(b)->key();
+  } else {
+    (void)a, (void)b;
+    return false;
+  }
+}
+
+template <class T>
+bool entry_same_key(const void* a, const void* b) noexcept {
+  if constexpr (keyed_entry<T>) {
+    return static_cast<const T*>(a)->key() == static_cast<const T*>(b)->key();
+  } else {
+    (void)a, (void)b;
+    return false;
+  }
+}
+
+template <class T>
+constexpr entry_ops ops_of{type_key<T>(), type_name<T>(), &entry_less<T>, &entry_same_key<T>,
+                           keyed_entry<T>};
+
+template <class T>
+inventory_slot& slot_of() noexcept {
+  // constinit: no guard variable, so the hit path is one acquire load.
+  static constinit inventory_slot slot{&ops_of<T>};
+  return slot;
+}
+
+}  // namespace detail
+
+/// Returns the frozen inventory of T: every object submitted with ROSTER_SUBMIT(T, ...)
+/// in any loaded module, sorted by key, one entry per key.
+template <class T>
+[[nodiscard]] std::span<const T* const> inventory() noexcept {
+  auto& slot = detail::slot_of<T>();
+  const detail::snapshot* s = slot.current.load(std::memory_order_acquire);
+  if (s == nullptr) [[unlikely]] {
+    detail::register_this_module();
+    s = detail::collect(slot);
+  }
+  return {reinterpret_cast<const T* const*>(s->entries()), s->count};
+}
+
+/// Returns how the current inventory of T was collected.
+template <class T>
+[[nodiscard]] inventory_stats inventory_info() noexcept {
+  (void)inventory<T>();
+  return detail::stats_of(detail::slot_of<T>());
+}
+
+/// Returns how many collections of any type have run in this process.
+[[nodiscard]] inline std::uint64_t inventory_collections() noexcept {
+  return detail::hub_collections();
+}
+
+}  // namespace roster
+
+// The section holds pointers, not the objects: compilers over-align and
+// reorder objects in a section, and ASan pads them; a pointer-sized,
+// pointer-aligned slot is never padded, and the walk skips null slots.
+#if defined(__clang__)
+#  define ROSTER_IMPL_NO_ASAN __attribute__((no_sanitize("address")))
+#else
+#  define ROSTER_IMPL_NO_ASAN
+#endif
+
+#define ROSTER_IMPL_SUBMIT(T, object, name)                                                     \
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(object)>, T>,                     \
+                "ROSTER_SUBMIT(T, object): object must be of type T");                        \
+  static constinit const ::roster::detail::submission ROSTER_IMPL_CAT(name, _record){          \
+      ::roster::detail::type_key<T>(), &(object), __FILE__ ":" ROSTER_IMPL_STR(__LINE__)};    \
+  [[gnu::used, gnu::retain, gnu::section(ROSTER_IMPL_SECTION_NAME),                             \
+    gnu::aligned(alignof(void*))]] ROSTER_IMPL_NO_ASAN static constinit const ::roster::detail:: \
+      submission* const ROSTER_IMPL_CAT(name, _slot) = &ROSTER_IMPL_CAT(name, _record);         \
+  [[gnu::constructor]] static void ROSTER_IMPL_CAT(name, _attach)() {                          \
+    ::roster::detail::register_this_module();                                                  \
+  }                                                                                            \
+  [[gnu::destructor]] static void ROSTER_IMPL_CAT(name, _detach)() {                           \
+    ::roster::detail::unregister_this_module();                                                \
+  }                                                                                            \
+  static_assert(true, "")
+
+/// Submits a constinit object of type T to T's inventory; use at namespace scope.
+#define ROSTER_SUBMIT(T, object) ROSTER_IMPL_SUBMIT(T, object, ROSTER_IMPL_CAT(roster_submission_, __COUNTER__))
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/inventory-inl.hpp>
+#endif

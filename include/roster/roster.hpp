@@ -1,0 +1,8 @@
+#pragma once
+/// Includes the whole public API of roster's core.
+
+#include <roster/acquire.hpp>
+#include <roster/backend.hpp>
+#include <roster/error.hpp>
+#include <roster/inventory.hpp>
+#include <roster/program.hpp>

@@ -1,0 +1,5 @@
+// The compiled library: the out-of-line code of every core header, once.
+#include <roster/detail/inventory-inl.hpp>
+#include <roster/detail/program-inl.hpp>
+#include <roster/detail/backend-inl.hpp>
+#include <roster/detail/acquire-inl.hpp>
