@@ -3,3 +3,4 @@
 #include <roster/detail/program-inl.hpp>
 #include <roster/detail/backend-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
+#include <roster/detail/tuning-inl.hpp>

@@ -75,10 +75,13 @@ class grid_sync_split final : public device {
 struct acquire_options {
   /// Apply the grid-sync split even where the device has native grid sync.
   bool force_split = false;
+  /// Let tuning records choose the split where they measured it faster (roster::prefer_split_for).
+  bool use_tuning = true;
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
-/// lacks native grid sync). To add a wrapper, add one `if` here and a test.
+/// lacks native grid sync, or when a tuning record measured it faster).
+/// To add a wrapper, add one `if` here and a test.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});
 

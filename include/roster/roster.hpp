@@ -6,3 +6,4 @@
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
+#include <roster/tuning.hpp>

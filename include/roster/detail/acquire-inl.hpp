@@ -2,6 +2,7 @@
 // Private: spec parsing, wrappers and the router.
 
 #include <roster/acquire.hpp>
+#include <roster/tuning.hpp>
 
 #include <cctype>
 
@@ -49,7 +50,7 @@ ROSTER_INLINE std::string known_backends() {
 
 ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, const acquire_options& options) {
   if (d == nullptr) return d;
-  if (!d->caps().native_grid_sync || options.force_split)
+  if (!d->caps().native_grid_sync || options.force_split || (options.use_tuning && prefer_split_for(d->adapter())))
     d = std::make_unique<grid_sync_split<device>>(std::move(d));
   return d;
 }

@@ -1,0 +1,127 @@
+#pragma once
+/// Tuning records: measured STREAM figures per adapter, cached on disk and
+/// used for ranking (triad bandwidth within a type class, and native against
+/// split grid sync for programs with dot).
+
+#include <roster/backend.hpp>
+#include <roster/config.hpp>
+#include <roster/error.hpp>
+#include <roster/program.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster {
+
+/// One measured bandwidth: an op on one element type.
+struct tuning_figure {
+  roster::op op = op::triad;
+  element_type type = element_type::f64;
+  double gbps = 0.0;  ///< median GB/s (10^9 bytes per second) over the reps
+  friend bool operator==(const tuning_figure&, const tuning_figure&) = default;
+};
+
+/// Measured figures for one adapter, keyed by backend, device and driver.
+struct tuning_record {
+  std::string backend;         ///< backend id, e.g. "cuda"
+  std::string device;          ///< the device UUID, or "SPEC/NAME" when the adapter has none
+  std::string driver_version;  ///< the adapter's driver when measured; a change makes the record stale
+  std::string spec;            ///< the spec when measured, for people reading the file
+  std::string name;            ///< the adapter name, for people reading the file
+  std::string measured_at;     ///< UTC time, ISO 8601
+  std::uint64_t elements = 0;  ///< array length used
+  std::uint32_t reps = 0;      ///< repetitions; each figure is their median
+  std::vector<tuning_figure> figures;
+  std::optional<double> native_sync_ns;  ///< median time of the dot program in one launch
+  std::optional<double> split_sync_ns;   ///< median time of the dot program cut at its grid_sync
+
+  /// Returns the measured GB/s of an op and type, or nothing.
+  [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
+    for (const auto& f : figures)
+      if (f.op == o && f.type == t) return f.gbps;
+    return std::nullopt;
+  }
+  /// Returns the triad GB/s (double, else float), or nothing.
+  [[nodiscard]] std::optional<double> triad_bandwidth() const noexcept {
+    if (auto d = bandwidth(op::triad, element_type::f64)) return d;
+    return bandwidth(op::triad, element_type::f32);
+  }
+  /// Returns whether the split ran the dot program faster, when both were measured.
+  [[nodiscard]] std::optional<bool> split_faster() const noexcept {
+    if (!native_sync_ns || !split_sync_ns) return std::nullopt;
+    return *split_sync_ns < *native_sync_ns;
+  }
+  friend bool operator==(const tuning_record&, const tuning_record&) = default;
+};
+
+/// The content of a tuning file.
+struct tuning_file {
+  std::vector<tuning_record> records;
+};
+
+/// Returns the device key of an adapter in tuning records: its UUID string,
+/// or "SPEC/NAME" when it has no UUID.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string tuning_device_key(const adapter_info& a);
+
+/// Returns the default tuning file: $XDG_CACHE_HOME/roster/tuning.json, or
+/// ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset or empty.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::string> tuning_path();
+
+/// Reads a tuning file. A missing file is an empty one; a corrupt or partial
+/// file is an error (errc::io) whose Fix: says how to recover.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
+
+/// Merges records into a tuning file: under an exclusive lock on PATH.lock it
+/// reads the file (ignoring it if corrupt), replaces the records with the same
+/// backend and device, writes a temporary file in the same folder, fsyncs it,
+/// and renames it over the file, so readers see the old or the new file whole.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> save_tuning(const std::string& path,
+                                                                  std::span<const tuning_record> records);
+
+/// Returns the text of a tuning file holding these records.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string to_json(const tuning_file& file);
+/// Parses the text of a tuning file.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text);
+
+/// How the records bear on one adapter.
+struct tuning_match {
+  const tuning_record* record = nullptr;  ///< the current record, or null
+  const tuning_record* stale = nullptr;   ///< a record for this device with another driver, ignored
+};
+
+/// Finds the record for an adapter; one measured under another driver is stale.
+[[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records,
+                                                                const adapter_info& a) noexcept;
+
+/// Returns the records of the default tuning file, read once per process
+/// (see reload_tuning). A corrupt file gives none, with a warning under ROSTER_TRACE.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const tuning_record> current_tuning();
+/// Reads the default tuning file again, e.g. after a bench wrote it.
+ROSTER_API ROSTER_INLINE void reload_tuning();
+
+/// Returns the measured triad GB/s of an adapter from the default file, or nothing.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a);
+
+/// Returns whether a record says the grid-sync split runs programs with dot
+/// faster than the adapter's native grid sync (false without a record, or
+/// without native grid sync). acquire() applies the split when this is true.
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool prefer_split_for(const adapter_info& a);
+
+/// Orders adapters: within one device type, higher measured triad bandwidth
+/// first; adapters without a current record keep their place relative to each
+/// other and follow measured ones of their type. Returns whether a record
+/// changed the order; says why under ROSTER_TRACE.
+ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters,
+                                              std::span<const tuning_record> records);
+/// Orders adapters by the default tuning file (see the overload with records).
+ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters);
+
+}  // namespace roster
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/tuning-inl.hpp>
+#endif
