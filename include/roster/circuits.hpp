@@ -1,0 +1,100 @@
+#pragma once
+/// Circuits: the machine's physical devices, merged across the backends that
+/// see them; their order, the primary and auxiliary roles, the fallback chain
+/// and rank binding.
+
+#include <roster/backend.hpp>
+#include <roster/config.hpp>
+#include <roster/device.hpp>
+#include <roster/error.hpp>
+#include <roster/select.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace roster {
+
+/// One physical device, merged across the adapters that see it.
+struct circuit {
+  std::size_t index = 0;                   ///< position in circuits(); stable until rescan()
+  adapter_info adapter;                    ///< the preferred adapter (lowest selector term, then backend rank)
+  std::vector<adapter_info> alternates;    ///< the other adapters of this device, in preference order
+  std::optional<double> score;             ///< from the score provider, when it had a figure
+  /// Returns the kind of device (the preferred adapter's type).
+  [[nodiscard]] device_type type() const noexcept { return adapter.type; }
+  /// Returns what identifies the device: its UUID, else its PCI address, else "host CPU" or its spec.
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::string identity() const;
+  /// Opens the device through the cache: the preferred adapter, else each alternate in turn.
+  [[nodiscard]] ROSTER_API ROSTER_INLINE expected<device*> open() const noexcept;
+};
+
+/// A backend whose enumerator failed during the last scan.
+struct enumeration_failure {
+  std::string backend;
+  roster::error error;
+};
+
+/// Returns the circuits, best first: the adapters of every registered backend
+/// that enumerates, filtered and ordered by ROSTER_DEVICE_SELECTOR, merged by
+/// device UUID, else by PCI address (never by vendor and device id), with
+/// every adapter of type cpu merged into one host-CPU circuit. Order: selector
+/// term, then discrete, integrated, virtual, other, cpu; then score (higher
+/// first, scored before unscored); then PCI address. Scanned once; the span
+/// stays valid for the process and its indices are stable until rescan().
+/// A malformed selector is an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::span<const circuit>> circuits() noexcept;
+
+/// Returns the backends whose enumerator failed in the last scan.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<enumeration_failure> enumeration_failures();
+
+/// Returns the best circuit, or null when there is none (circuits() says why).
+[[nodiscard]] ROSTER_API ROSTER_INLINE const circuit* primary() noexcept;
+
+/// Returns the best circuit other than the primary, preferring an integrated
+/// GPU; null when there are fewer than two circuits.
+[[nodiscard]] ROSTER_API ROSTER_INLINE const circuit* auxiliary() noexcept;
+
+/// Opens the primary circuit's device, else the host CPU's; null only when nothing opens.
+[[nodiscard]] ROSTER_API ROSTER_INLINE device* try_primary_device() noexcept;
+
+/// Opens the auxiliary circuit's device, else the primary's, else the host
+/// CPU's (a cpu circuit, then the spec "cpu"); null only when nothing opens.
+[[nodiscard]] ROSTER_API ROSTER_INLINE device* try_auxiliary_device() noexcept;
+
+/// Returns the device ROSTER_DEVICE names (through get_device), else the primary circuit's.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device*> default_device() noexcept;
+
+/// Gives a measured figure for an adapter (higher is better), or nullopt.
+using score_provider = std::function<std::optional<double>(const adapter_info&)>;
+
+/// Sets the hook that ranks circuits of one type by measured figures (the
+/// tuning layer sets it); an empty function removes it. Takes effect at the
+/// next scan (the first circuits() call, or rescan()).
+ROSTER_API ROSTER_INLINE void set_score_provider(score_provider provider);
+
+/// Returns the trace: why each adapter was kept, dropped or merged in the last
+/// scan, and which device each role chose since. With ROSTER_TRACE=1 each line
+/// is also printed to stderr as it is made.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::string> trace_lines();
+
+/// The circuit this rank is bound to.
+struct rank_binding {
+  std::optional<local_rank_info> launcher;  ///< the launcher's local rank, nullopt outside one
+  const roster::circuit* circuit = nullptr; ///< circuit local_rank % n (the primary outside a launcher)
+  std::string warning;                      ///< ranks sharing this circuit, empty when none share
+};
+
+/// Binds this process to circuit local_rank % n, counted after the selector.
+/// When the launcher's local size exceeds n, `warning` names the ranks that
+/// share this rank's circuit (also in the trace). No circuit is an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<rank_binding> bind_rank() noexcept;
+
+}  // namespace roster
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/circuits-inl.hpp>
+#endif
