@@ -19,6 +19,10 @@
 
 namespace roster {
 
+namespace detail {
+struct static_access;
+}  // namespace detail
+
 /// Kind of physical device, in the order circuits are ranked.
 enum class device_type : std::uint8_t { discrete_gpu, integrated_gpu, virtual_gpu, other, cpu };
 
@@ -142,6 +146,7 @@ class ROSTER_API device {
 
   template <class Inner>
   friend class grid_sync_split;
+  friend struct detail::static_access;  // static dispatch (static_registry.hpp)
 
  private:
   std::uint64_t id_;
