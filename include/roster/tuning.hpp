@@ -4,6 +4,7 @@
 /// split grid sync for programs with dot).
 
 #include <roster/backend.hpp>
+#include <roster/circuits.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
@@ -119,6 +120,11 @@ ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters,
                                               std::span<const tuning_record> records);
 /// Orders adapters by the default tuning file (see the overload with records).
 ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters);
+
+/// Makes circuits() rank circuits of one type by measured triad bandwidth from
+/// the default tuning file (roster::set_score_provider); takes effect at the
+/// next scan. roster-info calls it; an application calls it once at start-up.
+ROSTER_API ROSTER_INLINE void use_tuning_ranking();
 
 }  // namespace roster
 

@@ -695,4 +695,19 @@ ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters) {
   return order_by_tuning(adapters, current_tuning());
 }
 
+ROSTER_INLINE void use_tuning_ranking() {
+  set_score_provider([](const adapter_info& a) -> std::optional<double> {
+    auto m = find_tuning(current_tuning(), a);
+    if (m.record == nullptr) {
+      if (m.stale != nullptr)
+        detail::tuning_trace(a.spec() + ": record ignored: measured under driver '" + m.stale->driver_version +
+                             "', now '" + a.driver_version + "'");
+      return std::nullopt;
+    }
+    auto triad = m.record->triad_bandwidth();
+    if (triad) detail::tuning_trace(a.spec() + ": ranked by record: triad " + detail::gbps_text(*triad) + " GB/s");
+    return triad;
+  });
+}
+
 }  // namespace roster

@@ -1,0 +1,124 @@
+// roster-info's command line.
+
+#include "info.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstdio>
+#include <unistd.h>
+
+namespace roster::info {
+
+namespace {
+
+// Reads an element count: 1000000, 16M, 2^28 (K, M, G are powers of 1024).
+std::optional<std::uint64_t> parse_count(std::string text) {
+  if (text.empty()) return std::nullopt;
+  std::uint64_t value = 0;
+  if (text.size() > 2 && text[0] == '2' && text[1] == '^') {
+    std::uint64_t e = 0;
+    for (std::size_t i = 2; i < text.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(text[i]))) return std::nullopt;
+      e = e * 10 + static_cast<std::uint64_t>(text[i] - '0');
+      if (e > 40) return std::nullopt;
+    }
+    return std::uint64_t{1} << e;
+  }
+  std::uint64_t scale = 1;
+  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+  if (last == 'K' || last == 'M' || last == 'G') {
+    scale = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : 1ull << 30;
+    text.pop_back();
+  }
+  if (text.empty()) return std::nullopt;
+  for (char c : text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    if (value > (1ull << 40)) return std::nullopt;
+  }
+  value *= scale;
+  if (value == 0 || value > (1ull << 40)) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"roster-info: the backends, adapters and circuits roster finds on this node, and what they measure.\n"
+               "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
+  app.set_version_flag("--version", std::string("roster-info ") + ROSTER_INFO_VERSION);
+  bool json = false;
+  std::vector<std::string> require;
+  app.add_flag("--json", json, "Print the report as JSON (schema: roster-info.schema.json)");
+  app.add_option("--require", require,
+                 "Exit with status 3 unless this backend is registered and opens (repeatable)")
+      ->type_name("BACKEND")
+      ->take_all()
+      ->allow_extra_args(false);
+
+  bench_options bench;
+  std::string size_text = "2^24";
+  bool no_save = false;
+  auto* bench_cmd = app.add_subcommand("bench", "Run the STREAM set (copy, mul, add, triad, dot; float and double) "
+                                                "and save tuning records");
+  bench_cmd->add_option("--adapter", bench.adapters, "Measure only this adapter, e.g. cuda:1 (repeatable)")
+      ->type_name("SPEC")
+      ->allow_extra_args(false);
+  bench_cmd->add_option("--size", size_text, "Elements per array: 1000000, 16M, 2^28 (default 2^24)")
+      ->type_name("N");
+  bench_cmd->add_option("--reps", bench.reps, "Timed repetitions per figure; the median is shown (default 10)")
+      ->check(CLI::Range(1u, 1000000u));
+  bench_cmd->add_option("--svg", bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
+      ->type_name("FILE");
+  bench_cmd->add_flag("--no-save", no_save, "Do not write tuning records");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : usage_error;
+  }
+
+  if (*bench_cmd) {
+    auto n = parse_count(size_text);
+    if (!n) {
+      fmt::print(stderr, "roster-info bench: --size {}: not an element count between 1 and 2^40\n"
+                         "Fix: write a count such as 1000000, 16M or 2^28\n", size_text);
+      return usage_error;
+    }
+    bench.size = *n;
+    bench.save = !no_save;
+    bench.progress = ::isatty(STDOUT_FILENO) == 1;
+    return run_bench(bench);
+  }
+
+  const report r = gather();
+  if (json) fmt::print("{}\n", render_json(r).dump(2));
+  else fmt::print("{}", render_table(r));
+  std::fflush(stdout);
+
+  int status = 0;
+  for (const auto& want : require) {
+    const backend_row* found = nullptr;
+    std::string lower;
+    for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto& b : r.backends)
+      if (b.id == lower) found = &b;
+    if (found == nullptr) {
+      fmt::print(stderr, "roster-info: --require {}: no backend '{}' is registered in this build (registered: {})\n"
+                         "Fix: build roster with that backend enabled (meson configure -D{}=enabled) and link it\n",
+                 want, lower, known_backends(), lower);
+      status = require_failed;
+    } else if (!found->opened) {
+      fmt::print(stderr, "roster-info: --require {}: the backend does not open here: {}\n", want,
+                 found->error ? found->error->message()
+                              : std::string("it emits code only\nFix: require a backend that dispatches"));
+      status = require_failed;
+    }
+  }
+  return status;
+}
+
+}  // namespace roster::info

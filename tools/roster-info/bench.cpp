@@ -1,0 +1,387 @@
+// roster-info bench: the STREAM set on each adapter, tuning records, SVG.
+
+#include "info.hpp"
+
+#include <roster/acquire.hpp>
+#include <roster/circuits.hpp>
+#include <roster/select.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+namespace roster::info {
+
+namespace {
+
+constexpr op bench_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
+constexpr element_type bench_types[] = {element_type::f32, element_type::f64};
+// Units of progress per adapter: every op on both types, plus the sync comparison.
+constexpr std::size_t units_per_adapter = std::size(bench_ops) * std::size(bench_types) + 1;
+constexpr double scalar = 0.4;
+
+struct progress {
+  bool bar = false;
+  std::size_t done = 0, total = 0;
+  void step(const std::string& what, const std::string& result) {
+    ++done;
+    if (bar) {
+      constexpr int width = 30;
+      const int filled = total == 0 ? width : static_cast<int>(width * done / total);
+      fmt::print("\r[{}{}] {:>3}/{} {}\033[K", std::string(static_cast<std::size_t>(filled), '#'),
+                 std::string(static_cast<std::size_t>(width - filled), ' '), done, total, what);
+      if (done == total) fmt::print("\r\033[K");
+    } else {
+      fmt::print("{}: {}\n", what, result);
+    }
+    std::fflush(stdout);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Times a program reps times after one warm-up run; returns the median in ns.
+expected<double> time_median(device& d, const program& p, unsigned reps) {
+  if (auto ok = d.dispatch(p); !ok) return std::move(ok).error();
+  if (auto ok = d.synchronize(); !ok) return std::move(ok).error();
+  std::vector<double> ns;
+  ns.reserve(reps);
+  for (unsigned i = 0; i < reps; ++i) {
+    auto t = d.timed_dispatch(p);
+    if (!t) return std::move(t).error();
+    ns.push_back(static_cast<double>(std::max<std::int64_t>(t->count(), 1)));
+  }
+  return median(std::move(ns));
+}
+
+program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const buffer& r) {
+  program p;
+  switch (o) {
+    case op::copy: p.copy(c, a); break;
+    case op::mul: p.mul(b, c, scalar); break;
+    case op::add: p.add(c, a, b); break;
+    case op::triad: p.triad(a, b, c, scalar); break;
+    default: p.dot(r, a, b); break;
+  }
+  return p;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+struct target {
+  const backend_registration* backend = nullptr;
+  std::uint32_t ordinal = 0;
+  std::string spec;
+};
+
+// Four buffers of one type on one device, filled; released on destruction.
+struct stream_buffers {
+  device& d;
+  std::optional<buffer> a, b, c, r;
+  std::optional<roster::error> error;
+  stream_buffers(device& dev, element_type type, std::uint64_t n) : d(dev) {
+    for (auto [slot, count] : {std::pair{&a, n}, {&b, n}, {&c, n}, {&r, std::uint64_t{1}}}) {
+      auto x = d.allocate(type, count);
+      if (!x) {
+        error = x.error();
+        return;
+      }
+      *slot = *x;
+    }
+    program init;
+    init.fill(*a, 1.0).fill(*b, 2.0).fill(*c, 0.0).fill(*r, 0.0);
+    if (auto ok = d.dispatch(init); !ok) error = ok.error();
+    else if (auto s = d.synchronize(); !s) error = s.error();
+  }
+  ~stream_buffers() {
+    for (auto* x : {&a, &b, &c, &r})
+      if (*x) (void)d.release(**x);
+  }
+  stream_buffers(const stream_buffers&) = delete;
+  stream_buffers& operator=(const stream_buffers&) = delete;
+  // The program that compares native and split grid sync: a dot after a barrier.
+  program sync_program() const {
+    program q;
+    q.triad(*a, *b, *c, scalar).grid_sync().dot(*r, *a, *b);
+    return q;
+  }
+};
+
+void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
+  std::size_t units = 0;
+  auto opened = open_adapter(*t.backend, t.ordinal);
+  if (!opened) {
+    res.errors.push_back(opened.error());
+    for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
+    return;
+  }
+  std::unique_ptr<device> d = std::move(*opened);  // no wrappers: native grid sync where it has it
+  res.info = d->adapter();
+  const device_caps caps = d->caps();
+  const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync) && caps.ops.contains(op::dot);
+  const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
+  for (element_type type : bench_types) {
+    const std::string tname(to_string(type));
+    auto skip_type = [&](const char* why) {
+      for (op x : bench_ops) ++units, bar.step(fmt::format("{} {} {}", res.spec, tname, to_string(x)), why);
+    };
+    if (type == element_type::f64 && !caps.f64) {
+      skip_type("no double support");
+      continue;
+    }
+    stream_buffers bufs(*d, type, o.size);
+    if (bufs.error) {
+      res.errors.push_back(*bufs.error);
+      skip_type("not allocated");
+      continue;
+    }
+    for (op x : bench_ops) {
+      const std::string what = fmt::format("{} {} {}", res.spec, tname, to_string(x));
+      ++units;
+      if (!caps.ops.contains(x)) {
+        bar.step(what, "not supported");
+        continue;
+      }
+      program p = one_op(x, *bufs.a, *bufs.b, *bufs.c, *bufs.r);
+      auto ns = time_median(*d, p, o.reps);
+      if (!ns) {
+        res.errors.push_back(ns.error());
+        bar.step(what, "failed");
+        continue;
+      }
+      const double gbps = static_cast<double>(bytes_moved(p.steps()[0])) / *ns;
+      res.figures.push_back({x, type, gbps});
+      bar.step(what, fmt::format("{:.1f} GB/s", gbps));
+    }
+    if (compare_sync && type == sync_type) {
+      auto native = time_median(*d, bufs.sync_program(), o.reps);
+      if (native) res.native_sync_ns = *native;
+      else res.errors.push_back(native.error());
+    }
+  }
+  d.reset();
+  // The split on a fresh device: the wrapper tells the device it is cut, which
+  // changes how it runs (e.g. a dot's final sum), so it cannot share the native one.
+  if (res.native_sync_ns) {
+    auto split = acquire(res.spec, acquire_options{.force_split = true, .use_tuning = false});
+    if (!split) {
+      res.errors.push_back(split.error());
+    } else {
+      stream_buffers bufs(**split, sync_type, o.size);
+      auto cut = bufs.error ? expected<double>(*bufs.error) : time_median(**split, bufs.sync_program(), o.reps);
+      if (cut) res.split_sync_ns = *cut;
+      else res.errors.push_back(cut.error());
+    }
+  }
+  ++units;
+  bar.step(fmt::format("{} grid sync", res.spec),
+           res.split_sync_ns ? fmt::format("native {}, split {} ({})", duration_text(*res.native_sync_ns),
+                                           duration_text(*res.split_sync_ns), to_string(sync_type))
+                             : std::string(compare_sync ? "failed" : "no native grid sync"));
+  for (; units < units_per_adapter; ++units) bar.step(res.spec, "skipped");
+}
+
+}  // namespace
+
+std::string render_svg(const std::vector<bench_result>& results, const bench_options& o) {
+  // One panel per adapter; in each, a pair of bars (float, double) per op.
+  constexpr int width = 720, panel_h = 250, top = 56, left = 70, right = 20, plot_h = 160;
+  const int height = top + static_cast<int>(std::max<std::size_t>(results.size(), 1)) * panel_h + 30;
+  const char* colours[2] = {"#4e79a7", "#f28e2b"};
+  std::string s = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"{2}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">roster-info bench: GB/s, median of {3} reps, "
+      "{4} elements</text>\n",
+      width, height, left, o.reps, o.size);
+  for (int k = 0; k < 2; ++k)
+    s += fmt::format("<rect x=\"{}\" y=\"34\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"45\">{}</text>\n",
+                     left + k * 90, colours[k], left + k * 90 + 16, to_string(bench_types[k]));
+  int y0 = top;
+  for (const auto& r : results) {
+    double most = 0;
+    for (const auto& f : r.figures) most = std::max(most, f.gbps);
+    // A round axis maximum: 1, 2 or 5 times a power of ten.
+    double axis = 1;
+    while (axis < most) {
+      if (axis * 2 >= most) { axis *= 2; break; }
+      if (axis * 5 >= most) { axis *= 5; break; }
+      axis *= 10;
+    }
+    const int base = y0 + 30 + plot_h;
+    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{} {}</text>\n", left, y0 + 18,
+                     r.spec, r.info.name);
+    for (int g = 0; g <= 4; ++g) {
+      const int y = base - plot_h * g / 4;
+      s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>"
+                       "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:g}</text>\n",
+                       left, y, width - right, y, left - 6, y + 4, axis * g / 4);
+    }
+    const int slot = (width - left - right) / static_cast<int>(std::size(bench_ops));
+    for (std::size_t i = 0; i < std::size(bench_ops); ++i) {
+      const int x0 = left + static_cast<int>(i) * slot;
+      for (int k = 0; k < 2; ++k) {
+        std::optional<double> v;
+        for (const auto& f : r.figures)
+          if (f.op == bench_ops[i] && f.type == bench_types[k]) v = f.gbps;
+        const int bw = slot / 3, bx = x0 + slot / 6 + k * bw;
+        if (!v) {
+          s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n", bx + bw / 2,
+                           base - 4);
+          continue;
+        }
+        const int h = most > 0 ? static_cast<int>(plot_h * *v / axis + 0.5) : 0;
+        s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} {} {}: {:.1f} "
+                         "GB/s</title></rect>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{:.1f}"
+                         "</text>\n",
+                         bx, base - h, bw - 2, h, colours[k], r.spec, to_string(bench_types[k]),
+                         to_string(bench_ops[i]), *v, bx + bw / 2, base - h - 3, *v);
+      }
+      s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + slot / 2, base + 16,
+                       to_string(bench_ops[i]));
+    }
+    s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>"
+                     "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"black\"/>\n"
+                     "<text x=\"16\" y=\"{4}\" transform=\"rotate(-90 16 {4})\" text-anchor=\"middle\">GB/s</text>\n",
+                     left, base - plot_h, base, width - right, base - plot_h / 2);
+    y0 += panel_h;
+  }
+  if (results.empty())
+    s += fmt::format("<text x=\"{}\" y=\"{}\">no adapter measured</text>\n", left, top + 40);
+  s += "</svg>\n";
+  return s;
+}
+
+int run_bench(const bench_options& o) {
+  std::vector<target> targets;
+  if (!o.adapters.empty()) {
+    for (const auto& text : o.adapters) {
+      auto spec = parse_spec(text);
+      if (!spec) {
+        fmt::print(stderr, "roster-info bench: --adapter {}\n", spec.error().message());
+        return usage_error;
+      }
+      const backend_registration* b = find_backend(spec->backend);
+      if (b == nullptr) {
+        fmt::print(stderr, "roster-info bench: --adapter {}: unknown backend '{}'; known: {}\nFix: name one of the "
+                           "known backends, e.g. --adapter cpu:0\n",
+                   text, spec->backend, known_backends());
+        return usage_error;
+      }
+      targets.push_back({b, spec->ordinal, spec->str()});
+    }
+  } else {
+    auto sel = selector_from_env();
+    if (!sel) fmt::print(stderr, "warning: {}\n", sel.error().message());
+    for (const auto& b : registered_backends()) {
+      if (!b.dispatches) continue;
+      auto list = enumerate_adapters(*b.registration);
+      if (!list) {
+        fmt::print(stderr, "warning: {}\n", list.error().message());
+        continue;
+      }
+      for (const auto& a : *list)
+        if (!sel || sel->judge(a).kept) targets.push_back({b.registration, a.ordinal, a.spec()});
+    }
+  }
+
+  progress bar;
+  bar.bar = o.progress;
+  bar.total = targets.size() * units_per_adapter;
+  std::vector<bench_result> results;
+  for (const auto& t : targets) {
+    bench_result res;
+    res.spec = t.spec;
+    bench_one(t, o, bar, res);
+    results.push_back(std::move(res));
+  }
+
+  // The GB/s table.
+  fmt::print("\nGB/s, median of {} reps, {} elements per array\n", o.reps, o.size);
+  fmt::print("  {:<12} {:<7}", "adapter", "type");
+  for (op x : bench_ops) fmt::print(" {:>9}", to_string(x));
+  fmt::print("\n");
+  for (const auto& r : results) {
+    for (element_type type : bench_types) {
+      fmt::print("  {:<12} {:<7}", r.spec, to_string(type));
+      for (op x : bench_ops) {
+        std::optional<double> v;
+        for (const auto& f : r.figures)
+          if (f.op == x && f.type == type) v = f.gbps;
+        fmt::print(" {:>9}", v ? fmt::format("{:.1f}", *v) : std::string("-"));
+      }
+      fmt::print("\n");
+    }
+  }
+  bool any_sync = false;
+  for (const auto& r : results)
+    if (r.native_sync_ns && r.split_sync_ns) any_sync = true;
+  if (any_sync) {
+    fmt::print("\nGrid sync, program triad; grid_sync; dot (median)\n  {:<12} {:>10} {:>10}  {}\n", "adapter",
+               "native", "split", "faster");
+    for (const auto& r : results)
+      if (r.native_sync_ns && r.split_sync_ns)
+        fmt::print("  {:<12} {:>10} {:>10}  {}\n", r.spec, duration_text(*r.native_sync_ns),
+                   duration_text(*r.split_sync_ns), *r.split_sync_ns < *r.native_sync_ns ? "split" : "native");
+  }
+  for (const auto& r : results)
+    for (const auto& e : r.errors) fmt::print(stderr, "\n{}: {}\n", r.spec, e.message());
+
+  if (o.save) {
+    std::vector<tuning_record> records;
+    for (const auto& r : results) {
+      if (r.figures.empty()) continue;
+      tuning_record rec;
+      rec.backend = r.info.backend;
+      rec.device = tuning_device_key(r.info);
+      rec.driver_version = r.info.driver_version;
+      rec.spec = r.spec;
+      rec.name = r.info.name;
+      rec.measured_at = utc_now();
+      rec.elements = o.size;
+      rec.reps = o.reps;
+      rec.figures = r.figures;
+      if (r.native_sync_ns && r.split_sync_ns) {
+        rec.native_sync_ns = r.native_sync_ns;
+        rec.split_sync_ns = r.split_sync_ns;
+      }
+      records.push_back(std::move(rec));
+    }
+    if (auto path = tuning_path(); !path) {
+      fmt::print(stderr, "\nwarning: {}\n", path.error().message());
+    } else if (!records.empty()) {
+      if (auto old = load_tuning(*path); !old)
+        fmt::print(stderr, "\nwarning: {}\n(it is replaced now)\n", old.error().message());
+      if (auto ok = save_tuning(*path, records); !ok)
+        fmt::print(stderr, "\nwarning: {}\n", ok.error().message());
+      else
+        fmt::print("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path);
+    }
+  }
+  if (!o.svg.empty()) {
+    std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
+    f << render_svg(results, o);
+    f.close();
+    if (!f) fmt::print(stderr, "\nwarning: cannot write {}\nFix: name a file in a writable folder\n", o.svg);
+    else fmt::print("wrote the chart to {}\n", o.svg);
+  }
+  return 0;
+}
+
+}  // namespace roster::info

@@ -1,0 +1,111 @@
+#pragma once
+// roster-info: what the node has (report) and what it measures (bench).
+
+#include <roster/backend.hpp>
+#include <roster/error.hpp>
+#include <roster/inventory.hpp>
+#include <roster/tuning.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace roster::info {
+
+/// Exit status of a usage error.
+inline constexpr int usage_error = 2;
+/// Exit status when a --require'd backend is missing or does not open.
+inline constexpr int require_failed = 3;
+
+/// One registered backend as this host sees it.
+struct backend_row {
+  std::string id;
+  int rank = unranked;
+  bool dispatches = true;
+  bool opened = false;                 ///< adapter 0 opened
+  std::size_t adapters = 0;            ///< adapters it enumerated
+  std::optional<roster::error> error;  ///< why it did not open
+};
+
+/// One adapter, with what the selector and tuning records say about it.
+struct adapter_row {
+  adapter_info info;
+  bool selected = true;                ///< kept by ROSTER_DEVICE_SELECTOR
+  std::string selector_reason;         ///< why it was dropped
+  std::optional<double> triad_gbps;    ///< from a current tuning record
+  bool stale_record = false;           ///< a record exists, but for another driver
+};
+
+/// One circuit with its role.
+struct circuit_row {
+  std::size_t index = 0;
+  std::string role;                    ///< "primary", "auxiliary" or ""
+  std::string preferred;               ///< spec of the preferred adapter
+  std::vector<std::string> adapters;   ///< every adapter spec, preferred first
+  std::string name;
+  std::string type;
+  std::string identity;
+  std::optional<double> score;
+};
+
+/// Everything roster-info prints without a subcommand.
+struct report {
+  std::string version;
+  inventory_stats inventory;           ///< of backend_registration
+  std::vector<backend_row> backends;
+  std::vector<adapter_row> adapters;
+  std::vector<circuit_row> circuits;
+  std::string selector;                ///< ROSTER_DEVICE_SELECTOR as set
+  std::string tuning_path;
+  std::size_t tuning_records = 0;
+  std::vector<roster::error> warnings; ///< selector, tuning file, enumeration problems
+};
+
+/// Collects the report (opens adapter 0 of each dispatching backend).
+report gather();
+/// Returns the readable table.
+std::string render_table(const report& r);
+/// Returns the JSON document described by roster-info.schema.json.
+nlohmann::json render_json(const report& r);
+/// Returns an error as JSON {code, message, what, fix}.
+nlohmann::json error_json(const roster::error& e);
+
+/// What `roster-info bench` measures.
+struct bench_options {
+  std::vector<std::string> adapters;   ///< specs; empty: every selected adapter
+  std::uint64_t size = std::uint64_t{1} << 24;
+  unsigned reps = 10;
+  bool progress = false;               ///< a progress bar (stdout is a terminal)
+  bool save = true;                    ///< write tuning records
+  std::string svg;                     ///< file for the bar chart, or empty
+};
+
+/// The figures of one adapter.
+struct bench_result {
+  std::string spec;
+  adapter_info info;
+  std::vector<tuning_figure> figures;
+  std::optional<double> native_sync_ns;
+  std::optional<double> split_sync_ns;
+  std::vector<roster::error> errors;   ///< what could not be measured
+};
+
+/// Runs `roster-info bench`; returns the exit status.
+int run_bench(const bench_options& options);
+/// Returns the SVG bar chart of bench results.
+std::string render_svg(const std::vector<bench_result>& results, const bench_options& options);
+
+/// Returns the first 8 hex digits of a UUID as "GPU-xxxxxxxx", or "-".
+std::string short_uuid(const adapter_info& a);
+/// Returns a byte count as "141.0 GiB", or "-" for 0.
+std::string memory_text(std::uint64_t bytes);
+/// Returns a duration in ns as "12.3 us" / "4.56 ms".
+std::string duration_text(double ns);
+
+/// Runs roster-info with its command line; returns the exit status.
+int main(int argc, char** argv);
+
+}  // namespace roster::info
