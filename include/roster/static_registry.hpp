@@ -103,16 +103,6 @@ constexpr std::size_t first_duplicate_id() noexcept {
   }
 }
 
-// Instantiated only when two ids collide; the id shows in the note as the
-// template argument.
-template <fixed_string id>
-struct duplicate_backend_id {
-  static_assert(id.view().empty() && !id.view().empty(),
-                "roster::static_registry: two backends share one id (shown as duplicate_backend_id<...> in the "
-                "note). Fix: give each backend a unique `static constexpr std::string_view id`, or list the "
-                "backend once.");
-};
-
 template <std::size_t N>
 constexpr fixed_string<N + 1> to_fixed(std::string_view s) noexcept {
   char buf[N + 1]{};
@@ -120,13 +110,29 @@ constexpr fixed_string<N + 1> to_fixed(std::string_view s) noexcept {
   return fixed_string<N + 1>(buf);
 }
 
+// Instantiated only when two ids collide, so the note shows the id:
+// "required from struct duplicate_backend_id<fixed_string<4>{"cpu"}>".
+template <fixed_string id>
+struct duplicate_backend_id {
+  static_assert(id.view().size() == std::size_t(-1),
+                "roster::static_registry: two backends share one id (the id is the argument of "
+                "duplicate_backend_id in the note). Fix: give each backend a unique "
+                "`static constexpr std::string_view id`, or list the backend once.");
+  static constexpr bool value = false;
+};
+
 template <class... Bs>
 struct static_id_check {
   static constexpr std::size_t dup = first_duplicate_id<Bs...>();
-  static constexpr bool value = dup == sizeof...(Bs);
-  static_assert(value,
-                "roster::static_registry: two backends share one id. Fix: give each backend a unique "
-                "`static constexpr std::string_view id`, or list the backend once.");
+  static constexpr bool check() noexcept {
+    if constexpr (dup == sizeof...(Bs)) {
+      return true;
+    } else {
+      constexpr std::array<std::string_view, sizeof...(Bs)> ids{static_id<Bs>()...};
+      return duplicate_backend_id<to_fixed<ids[dup].size()>(ids[dup])>::value;
+    }
+  }
+  static constexpr bool value = check();
 };
 
 template <class... Bs>
