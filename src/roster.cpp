@@ -4,3 +4,6 @@
 #include <roster/detail/backend-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
 #include <roster/detail/tuning-inl.hpp>
+#include <roster/detail/device-inl.hpp>
+#include <roster/detail/select-inl.hpp>
+#include <roster/detail/circuits-inl.hpp>

@@ -3,7 +3,10 @@
 
 #include <roster/acquire.hpp>
 #include <roster/backend.hpp>
+#include <roster/circuits.hpp>
+#include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
+#include <roster/select.hpp>
 #include <roster/tuning.hpp>

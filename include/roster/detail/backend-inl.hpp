@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 
 namespace roster {
 
@@ -151,6 +152,32 @@ inline bool iequal(std::string_view a, std::string_view b) noexcept {
 }
 }  // namespace detail
 
+namespace detail {
+// Backends registered at run time (roster::register_factory, device.hpp): an
+// immutable list published with one atomic pointer. Lists and entries are
+// never freed, so a registration pointer stays valid for the process.
+struct runtime_backend {
+  std::string id;  // lower case; registration.id views it
+  backend_registration registration;
+  int rank;
+};
+struct runtime_backend_list {
+  std::vector<const runtime_backend*> entries;
+  const runtime_backend_list* retired_next = nullptr;
+};
+struct runtime_backend_registry {
+  std::mutex mutex;
+  std::atomic<const runtime_backend_list*> current{nullptr};
+};
+ROSTER_API ROSTER_INLINE runtime_backend_registry& runtime_backends() noexcept {
+  static constinit runtime_backend_registry r;
+  return r;
+}
+inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
+  return runtime_backends().current.load(std::memory_order_acquire);
+}
+}  // namespace detail
+
 ROSTER_INLINE std::vector<backend_entry> registered_backends() {
   auto regs = inventory<backend_registration>();
   auto precs = inventory<backend_precedence>();
@@ -168,6 +195,8 @@ ROSTER_INLINE std::vector<backend_entry> registered_backends() {
     if (c != caps.end() && (*c)->id == r->id) e.dispatches = (*c)->dispatches;
     out.push_back(e);
   }
+  if (const auto* rt = detail::runtime_backend_snapshot())
+    for (const auto* r : rt->entries) out.push_back(backend_entry{&r->registration, r->rank, true});
   std::stable_sort(out.begin(), out.end(), [](const backend_entry& a, const backend_entry& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.id() < b.id();
   });
@@ -177,6 +206,9 @@ ROSTER_INLINE std::vector<backend_entry> registered_backends() {
 ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept {
   for (const auto* r : inventory<backend_registration>())
     if (detail::iequal(r->id, id)) return r;
+  if (const auto* rt = detail::runtime_backend_snapshot())
+    for (const auto* r : rt->entries)
+      if (detail::iequal(r->id, id)) return &r->registration;
   return nullptr;
 }
 

@@ -1,0 +1,250 @@
+#pragma once
+// Private: selector grammar and matching; the launcher's local rank.
+
+#include <roster/select.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+namespace roster {
+namespace detail {
+
+inline std::string_view trim_spaces(std::string_view s) noexcept {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
+  return s;
+}
+
+inline std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+inline bool is_hex(char c) noexcept {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+inline bool type_word_matches(std::string_view word, device_type t) noexcept {
+  if (word == "gpu")
+    return t == device_type::discrete_gpu || t == device_type::integrated_gpu || t == device_type::virtual_gpu;
+  return word == to_string(t);
+}
+
+inline std::string uuid_hex(const adapter_info& a) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (auto b : a.uuid) {
+    out.push_back(digits[b >> 4]);
+    out.push_back(digits[b & 15]);
+  }
+  return out;
+}
+
+inline constexpr std::string_view selector_fix =
+    "write ';'-separated terms BACKEND:WHAT, where BACKEND is a type such as cuda or * and WHAT is an "
+    "ordinal, *, a type (gpu, cpu, discrete, integrated, virtual, other), a UUID prefix (GPU-0b8a5f29) or "
+    "pci=ADDRESS; prefix a term with ! to exclude, e.g. 'cuda:0;vulkan:*' or '!cpu:*'";
+
+}  // namespace detail
+
+ROSTER_INLINE std::string normalize_pci(std::string_view address) {
+  std::string a = detail::lower(detail::trim_spaces(address));
+  if (a.empty()) return a;
+  const auto colons = std::count(a.begin(), a.end(), ':');
+  if (colons == 1) a.insert(0, "0000:");
+  if (a.find('.') == std::string::npos && std::count(a.begin(), a.end(), ':') == 2) a += ".0";
+  return a;
+}
+
+ROSTER_INLINE bool selector_term::matches(const adapter_info& a) const {
+  if (backend != "*" && !detail::iequal(backend, a.backend)) return false;
+  switch (what) {
+    case selector_what::any: return true;
+    case selector_what::ordinal: return a.ordinal == ordinal;
+    case selector_what::type: return detail::type_word_matches(type, a.type);
+    case selector_what::uuid_prefix: return a.has_uuid() && detail::uuid_hex(a).starts_with(uuid_hex);
+    case selector_what::pci: {
+      if (a.pci_address.empty()) return false;
+      return normalize_pci(a.pci_address).starts_with(pci);
+    }
+  }
+  return false;
+}
+
+ROSTER_INLINE selector_verdict selector::judge(const adapter_info& a) const {
+  selector_verdict v;
+  bool has_include = false;
+  bool included = false;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const auto& t = terms[i];
+    if (t.exclude) {
+      if (t.matches(a)) {
+        v.kept = false;
+        v.reason = "excluded by selector term '" + t.text + "'";
+        return v;
+      }
+      continue;
+    }
+    if (!included && t.matches(a)) {
+      included = true;
+      v.order = i;
+      v.reason = "matches selector term '" + t.text + "'";
+    }
+    has_include = true;
+  }
+  if (has_include && !included) {
+    v.kept = false;
+    v.reason = "matches no selector term";
+  } else if (!has_include) {
+    v.reason = terms.empty() ? "no selector" : "not excluded by the selector";
+  }
+  return v;
+}
+
+ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
+  selector out;
+  if (detail::trim_spaces(text).empty()) return out;
+  auto bad = [&](std::string_view term, std::string_view why) {
+    return make_error(errc::invalid_argument,
+                      "device selector '" + std::string(text) + "': term '" + std::string(term) + "' " +
+                          std::string(why),
+                      detail::selector_fix);
+  };
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(';', start);
+    const std::string_view raw = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::string_view term = detail::trim_spaces(raw);
+    selector_term t;
+    t.text = std::string(term);
+    if (term.empty()) return bad(term, "is empty (two ';' in a row, or one at an end)");
+    if (term.front() == '!') {
+      t.exclude = true;
+      term = detail::trim_spaces(term.substr(1));
+    }
+    std::string_view what;
+    if (detail::lower(term.substr(0, 4)) == "pci=") {
+      t.backend = "*";
+      what = term;
+    } else {
+      const std::size_t colon = term.find(':');
+      if (colon == std::string_view::npos) return bad(t.text, "has no ':' between backend and what, e.g. 'cuda:*'");
+      const std::string_view backend = detail::trim_spaces(term.substr(0, colon));
+      what = detail::trim_spaces(term.substr(colon + 1));
+      if (backend.empty()) return bad(t.text, "names no backend before ':' (use '*' for every backend)");
+      if (backend != "*")
+        for (char c : backend)
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+            return bad(t.text, "has a backend name with a character other than letters, digits, '_' and '-'");
+      t.backend = detail::lower(backend);
+    }
+    if (what.empty()) return bad(t.text, "says nothing after ':' (use '*' for every adapter)");
+    const std::string w = detail::lower(what);
+    const bool all_digits = std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (w == "*") {
+      t.what = selector_what::any;
+    } else if (w.starts_with("pci=")) {
+      std::string_view addr = detail::trim_spaces(std::string_view(w).substr(4));
+      if (addr.empty()) return bad(t.text, "has an empty PCI address after 'pci='");
+      for (char c : addr)
+        if (!detail::is_hex(c) && c != ':' && c != '.')
+          return bad(t.text, "has a PCI address with a character other than hex digits, ':' and '.'");
+      t.what = selector_what::pci;
+      t.pci = std::string(addr);
+      // A prefix without its domain ("00:07") gets the default one.
+      if (std::count(t.pci.begin(), t.pci.end(), ':') == 1) t.pci.insert(0, "0000:");
+    } else if (all_digits && w.size() <= 10) {
+      std::uint64_t v = 0;
+      for (char c : w) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+      if (v > 0x7fffffffu) return bad(t.text, "has an ordinal larger than 2^31 - 1");
+      t.what = selector_what::ordinal;
+      t.ordinal = static_cast<std::uint32_t>(v);
+    } else if (w == "gpu" || w == "cpu" || w == "discrete" || w == "integrated" || w == "virtual" ||
+               w == "other") {
+      t.what = selector_what::type;
+      t.type = w;
+    } else {
+      std::string_view hex = w;
+      const bool prefixed = hex.starts_with("gpu-");
+      if (prefixed) hex.remove_prefix(4);
+      std::string digits;
+      for (char c : hex) {
+        if (c == '-') continue;
+        if (!detail::is_hex(c))
+          return bad(t.text,
+                     "is not an ordinal, '*', a type (gpu, cpu, discrete, integrated, virtual, other), a UUID "
+                     "prefix or pci=ADDRESS");
+        digits.push_back(c);
+      }
+      if (digits.size() > 32) return bad(t.text, "has a UUID longer than 32 hex digits");
+      if (digits.size() < 4)
+        return bad(t.text, "has a UUID prefix shorter than 4 hex digits");
+      t.what = selector_what::uuid_prefix;
+      t.uuid_hex = std::move(digits);
+    }
+    out.terms.push_back(std::move(t));
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+ROSTER_INLINE expected<selector> selector_from_env() {
+  const char* v = std::getenv("ROSTER_DEVICE_SELECTOR");
+  if (v == nullptr) return selector{};
+  auto s = parse_selector(v);
+  if (!s) return std::move(s).error().prepend("ROSTER_DEVICE_SELECTOR");
+  return s;
+}
+
+ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
+  struct pair {
+    const char* rank;
+    const char* size;
+  };
+  static constexpr pair vars[] = {
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+      {"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},
+      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+      {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+      {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},
+  };
+  auto parse = [](const char* name, const char* text) -> expected<int> {
+    std::string_view s = detail::trim_spaces(text);
+    std::int64_t v = 0;
+    bool ok = !s.empty() && s.size() <= 9;
+    for (char c : s) {
+      if (c < '0' || c > '9') ok = false;
+      v = v * 10 + (c - '0');
+    }
+    if (!ok)
+      return make_error(errc::invalid_argument,
+                        std::string(name) + "='" + std::string(text) + "' is not a whole number",
+                        "set " + std::string(name) + " to this rank's local index (the MPI launcher does), or unset it");
+    return static_cast<int>(v);
+  };
+  for (const auto& p : vars) {
+    const char* r = std::getenv(p.rank);
+    if (r == nullptr) continue;
+    auto rank = parse(p.rank, r);
+    if (!rank) return std::move(rank).error();
+    local_rank_info info;
+    info.rank = *rank;
+    info.rank_variable = p.rank;
+    if (const char* s = std::getenv(p.size); s != nullptr) {
+      auto size = parse(p.size, s);
+      if (!size) return std::move(size).error();
+      info.size = *size;
+      info.size_variable = p.size;
+    }
+    return std::optional<local_rank_info>(std::move(info));
+  }
+  return std::optional<local_rank_info>{};
+}
+
+}  // namespace roster

@@ -1,0 +1,475 @@
+// Circuits over the registry test backends: merging, ordering, roles, the
+// fallback chain, the selector applied before merging, the trace and rank
+// binding.
+
+#include "test_backends.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace {
+using namespace devices_test;
+using roster::device_type;
+
+constexpr const char* rank_variables[] = {
+    "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+    "MV2_COMM_WORLD_LOCAL_SIZE",  "MPI_LOCALRANKID",            "MPI_LOCALNRANKS",
+    "SLURM_LOCALID",              "SLURM_NTASKS_PER_NODE",      "PMI_LOCAL_RANK",
+    "PMI_LOCAL_SIZE"};
+
+class circuits : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_test_backends();
+    for (const char* v : rank_variables) unsetenv(v);
+    unsetenv("ROSTER_DEVICE_SELECTOR");
+    unsetenv("ROSTER_DEVICE");
+    unsetenv("ROSTER_TRACE");
+    roster::set_score_provider({});
+    set_adapters<0>({});
+    set_adapters<1>({});
+    set_adapters<2>({});
+  }
+  void TearDown() override { SetUp(); }
+
+  // Rescans and returns the circuits, failing the test on an error.
+  static std::vector<roster::circuit> scan() {
+    roster::rescan();
+    auto list = roster::circuits();
+    EXPECT_TRUE(list) << list.error().message();
+    if (!list) return {};
+    return {list->begin(), list->end()};
+  }
+  static bool traced(std::string_view needle) {
+    for (const auto& l : roster::trace_lines())
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  }
+};
+
+TEST_F(circuits, the_same_uuid_through_two_backends_is_one_circuit) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 1, "");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), a.spec());  // the lower-rank backend is preferred
+  ASSERT_EQ(cs[0].alternates.size(), 1u);
+  EXPECT_EQ(cs[0].alternates[0].spec(), b.spec());
+  EXPECT_TRUE(traced("merged " + b.spec() + " into the device of " + a.spec() + ": same UUID"));
+}
+
+TEST_F(circuits, two_identical_gpus_with_different_uuids_are_two_circuits) {
+  // Two H200s: the same vendor and device id through both backends.
+  auto a0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0", "NVIDIA H200");
+  auto a1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0", "NVIDIA H200");
+  auto b0 = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:07.0", "NVIDIA H200");
+  auto b1 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0", "NVIDIA H200");
+  set_adapters<0>({a0, a1});
+  set_adapters<1>({b0, b1});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].adapter.spec(), a0.spec());
+  ASSERT_EQ(cs[0].alternates.size(), 1u);
+  EXPECT_EQ(cs[0].alternates[0].spec(), b1.spec());
+  EXPECT_EQ(cs[1].adapter.spec(), a1.spec());
+  ASSERT_EQ(cs[1].alternates.size(), 1u);
+  EXPECT_EQ(cs[1].alternates[0].spec(), b0.spec());
+  EXPECT_NE(cs[0].identity(), cs[1].identity());
+}
+
+TEST_F(circuits, different_uuids_never_merge_even_on_one_pci_address) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:06.0");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  EXPECT_EQ(scan().size(), 2u);
+}
+
+TEST_F(circuits, a_missing_uuid_falls_back_to_the_pci_address) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 0, "00:06");  // no domain, no function
+  auto other = make_adapter(backend_b, device_type::discrete_gpu, 0, "0000:00:07.0");
+  set_adapters<0>({a});
+  set_adapters<1>({b, other});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  ASSERT_EQ(cs[0].alternates.size(), 1u);
+  EXPECT_EQ(cs[0].alternates[0].spec(), b.spec());
+  EXPECT_TRUE(cs[1].alternates.empty());
+  EXPECT_TRUE(traced("same PCI address 0000:00:06.0 (UUID unknown)"));
+}
+
+TEST_F(circuits, adapters_with_neither_uuid_nor_pci_never_merge) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 0, "", "Same");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 0, "", "Same");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_TRUE(cs[0].alternates.empty());
+  EXPECT_TRUE(cs[1].alternates.empty());
+}
+
+TEST_F(circuits, the_cpu_backend_and_a_software_vulkan_device_are_the_host_cpu) {
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "", "Host CPU");
+  auto lavapipe = make_adapter(backend_b, device_type::cpu, 9, "", "llvmpipe (LLVM 15.0.6, 256 bits)");
+  auto gpu = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({gpu});
+  set_adapters<1>({lavapipe});
+  set_adapters<2>({cpu});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[1].type(), device_type::cpu);
+  EXPECT_EQ(cs[1].adapter.spec(), lavapipe.spec());  // backend b ranks before host
+  ASSERT_EQ(cs[1].alternates.size(), 1u);
+  EXPECT_EQ(cs[1].alternates[0].spec(), cpu.spec());
+  EXPECT_TRUE(traced("both are the host CPU"));
+}
+
+TEST_F(circuits, order_is_type_then_score_then_pci_address) {
+  auto cpu = make_adapter(backend_a, device_type::cpu, 0, "");
+  auto other = make_adapter(backend_a, device_type::other, 3, "0000:00:01.0");
+  auto virt = make_adapter(backend_a, device_type::virtual_gpu, 4, "0000:00:02.0");
+  auto integrated = make_adapter(backend_a, device_type::integrated_gpu, 5, "0000:00:03.0");
+  auto d_nopci = make_adapter(backend_a, device_type::discrete_gpu, 6, "");
+  auto d7 = make_adapter(backend_a, device_type::discrete_gpu, 7, "0000:00:07.0");
+  auto d6 = make_adapter(backend_a, device_type::discrete_gpu, 8, "0000:00:06.0");
+  set_adapters<0>({cpu, other, virt, integrated, d_nopci, d7, d6});
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 7u);
+  const std::vector<std::string> want = {d6.spec(),    d7.spec(),    d_nopci.spec(), integrated.spec(),
+                                         virt.spec(),  other.spec(), cpu.spec()};
+  for (std::size_t i = 0; i < cs.size(); ++i) {
+    EXPECT_EQ(cs[i].adapter.spec(), want[i]) << i;
+    EXPECT_EQ(cs[i].index, i);
+  }
+  // A measured figure ranks circuits of one type before the PCI address does.
+  const std::uint32_t faster = d7.ordinal;
+  roster::set_score_provider([faster](const roster::adapter_info& a) -> std::optional<double> {
+    if (a.ordinal == faster) return 4000.0;
+    return std::nullopt;
+  });
+  cs = scan();
+  EXPECT_EQ(cs[0].adapter.spec(), d7.spec());
+  ASSERT_TRUE(cs[0].score);
+  EXPECT_EQ(*cs[0].score, 4000.0);
+  EXPECT_EQ(cs[1].adapter.spec(), d6.spec());
+  EXPECT_EQ(cs[3].adapter.spec(), integrated.spec());  // never above a better type
+}
+
+TEST_F(circuits, indices_are_stable_until_rescan) {
+  set_adapters<0>({make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0"),
+                   make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0")});
+  roster::rescan();
+  auto first = roster::circuits();
+  ASSERT_TRUE(first);
+  set_adapters<0>({});  // the backend changes, but nobody rescans
+  auto second = roster::circuits();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(first->data(), second->data());
+  EXPECT_EQ(second->size(), 2u);
+  roster::rescan();
+  auto third = roster::circuits();
+  ASSERT_TRUE(third);
+  EXPECT_TRUE(third->empty());
+  EXPECT_EQ((*first)[1].index, 1u);  // the old span stays readable
+}
+
+TEST_F(circuits, roles_prefer_an_integrated_gpu_for_auxiliary) {
+  auto d6 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto d7 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  auto igpu = make_adapter(backend_a, device_type::integrated_gpu, 3, "0000:00:02.0");
+  set_adapters<0>({d7, igpu, d6});
+  roster::rescan();
+  ASSERT_NE(roster::primary(), nullptr);
+  EXPECT_EQ(roster::primary()->adapter.spec(), d6.spec());
+  ASSERT_NE(roster::auxiliary(), nullptr);
+  EXPECT_EQ(roster::auxiliary()->adapter.spec(), igpu.spec());
+
+  set_adapters<0>({d7, d6});
+  roster::rescan();
+  ASSERT_NE(roster::auxiliary(), nullptr);
+  EXPECT_EQ(roster::auxiliary()->adapter.spec(), d7.spec());
+
+  set_adapters<0>({d6});
+  roster::rescan();
+  EXPECT_NE(roster::primary(), nullptr);
+  EXPECT_EQ(roster::auxiliary(), nullptr);
+
+  set_adapters<0>({});
+  roster::rescan();
+  EXPECT_EQ(roster::primary(), nullptr);
+  EXPECT_EQ(roster::auxiliary(), nullptr);
+}
+
+TEST_F(circuits, auxiliary_falls_back_to_primary_then_to_the_host_cpu) {
+  auto gpu = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto igpu = make_adapter(backend_a, device_type::integrated_gpu, 2, "0000:00:02.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({gpu, igpu});
+  set_adapters<2>({cpu});
+  roster::rescan();
+  // Everything opens: the auxiliary is the integrated GPU.
+  roster::device* d = roster::try_auxiliary_device();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->adapter().spec(), igpu.spec());
+  EXPECT_TRUE(traced("auxiliary: chose " + igpu.spec()));
+
+  // The auxiliary fails to open: the primary.
+  gpu = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  igpu = make_adapter(backend_a, device_type::integrated_gpu, 2, "0000:00:02.0");
+  cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({gpu, igpu});
+  set_adapters<2>({cpu});
+  set_failing<0>({igpu.ordinal});
+  roster::rescan();
+  d = roster::try_auxiliary_device();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->adapter().spec(), gpu.spec());
+  EXPECT_TRUE(traced(igpu.spec() + " (Test GPU, integrated, "));
+  EXPECT_TRUE(traced("does not open"));
+
+  // Then the primary fails too: the host CPU.
+  set_failing<0>({igpu.ordinal, gpu.ordinal});
+  gpu = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  igpu = make_adapter(backend_a, device_type::integrated_gpu, 2, "0000:00:02.0");
+  set_adapters<0>({gpu, igpu});
+  set_failing<0>({igpu.ordinal, gpu.ordinal});
+  roster::rescan();
+  d = roster::try_auxiliary_device();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->adapter().spec(), cpu.spec());
+  EXPECT_TRUE(traced("auxiliary, falling back to the host CPU: chose " + cpu.spec()));
+
+  // Nothing opens (this binary links no "cpu" backend): null, no crash.
+  set_failing<2>({cpu.ordinal});
+  cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<2>({cpu});
+  set_failing<2>({cpu.ordinal});
+  roster::rescan();
+  EXPECT_EQ(roster::try_auxiliary_device(), nullptr);
+  EXPECT_EQ(roster::try_primary_device(), nullptr);
+  EXPECT_TRUE(traced("nothing opens"));
+}
+
+TEST_F(circuits, a_circuit_opens_an_alternate_when_its_preferred_adapter_fails) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  set_failing<0>({a.ordinal});
+  roster::rescan();
+  roster::device* d = roster::try_primary_device();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->adapter().spec(), b.spec());
+}
+
+TEST_F(circuits, a_failing_enumerator_is_recorded_and_skipped) {
+  set_adapters<0>({make_adapter(backend_a, device_type::discrete_gpu, 1, "")});
+  {
+    auto& s = state<1>();
+    std::lock_guard lock(s.mutex);
+    s.enumerate_fails = true;
+  }
+  auto cs = scan();
+  EXPECT_EQ(cs.size(), 1u);
+  auto failures = roster::enumeration_failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].backend, backend_b);
+  EXPECT_FALSE(failures[0].error.fix().empty());
+  EXPECT_TRUE(traced("backend test_registry_backend_b: dropped, its enumerator failed"));
+}
+
+TEST_F(circuits, the_selector_filters_before_merging) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  setenv("ROSTER_DEVICE_SELECTOR", "!test_registry_backend_a:*", 1);
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), b.spec());
+  EXPECT_TRUE(cs[0].alternates.empty());
+  EXPECT_TRUE(traced("dropped " + a.spec()));
+  EXPECT_TRUE(traced("excluded by selector term '!test_registry_backend_a:*'"));
+
+  // Include terms order the adapters: b's term first makes it preferred.
+  setenv("ROSTER_DEVICE_SELECTOR", "test_registry_backend_b:*;test_registry_backend_a:*", 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), b.spec());
+  ASSERT_EQ(cs[0].alternates.size(), 1u);
+}
+
+TEST_F(circuits, the_selector_orders_circuits) {
+  auto d = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto i = make_adapter(backend_a, device_type::integrated_gpu, 2, "0000:00:02.0");
+  auto c = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({d, i});
+  set_adapters<2>({c});
+  setenv("ROSTER_DEVICE_SELECTOR", "*:integrated;*:gpu", 1);
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);  // the CPU matches no term
+  EXPECT_EQ(cs[0].adapter.spec(), i.spec());
+  EXPECT_EQ(cs[1].adapter.spec(), d.spec());
+  EXPECT_TRUE(traced("dropped " + c.spec() + " (Test GPU, cpu): matches no selector term"));
+
+  setenv("ROSTER_DEVICE_SELECTOR", ("*:GPU-" + d.uuid_string().substr(4, 8)).c_str(), 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), d.spec());
+
+  setenv("ROSTER_DEVICE_SELECTOR", "pci=00:02", 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), i.spec());
+}
+
+TEST_F(circuits, a_malformed_selector_is_an_error_naming_the_term) {
+  set_adapters<0>({make_adapter(backend_a, device_type::discrete_gpu, 1, "")});
+  setenv("ROSTER_DEVICE_SELECTOR", "test_registry_backend_a:*;cuda:banana", 1);
+  roster::rescan();
+  auto cs = roster::circuits();
+  ASSERT_FALSE(cs);
+  EXPECT_EQ(cs.error().code(), roster::errc::invalid_argument);
+  EXPECT_NE(cs.error().message().find("ROSTER_DEVICE_SELECTOR"), std::string::npos);
+  EXPECT_NE(cs.error().message().find("'cuda:banana'"), std::string::npos) << cs.error().message();
+  EXPECT_FALSE(cs.error().fix().empty());
+  EXPECT_EQ(roster::primary(), nullptr);
+  EXPECT_FALSE(roster::bind_rank());
+  EXPECT_FALSE(roster::default_device());
+}
+
+TEST_F(circuits, roster_trace_prints_each_decision) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 1, "");
+  auto x = make_adapter(backend_b, device_type::other, 5, "");
+  set_adapters<0>({a});
+  set_adapters<1>({b, x});
+  setenv("ROSTER_DEVICE_SELECTOR", "!*:other", 1);
+  setenv("ROSTER_TRACE", "1", 1);
+  testing::internal::CaptureStderr();
+  roster::rescan();
+  (void)roster::circuits();
+  (void)roster::try_primary_device();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("roster: kept " + a.spec()), std::string::npos) << err;
+  EXPECT_NE(err.find("roster: dropped " + x.spec()), std::string::npos) << err;
+  EXPECT_NE(err.find("roster: merged " + b.spec()), std::string::npos) << err;
+  EXPECT_NE(err.find("roster: primary: chose " + a.spec()), std::string::npos) << err;
+
+  unsetenv("ROSTER_TRACE");
+  testing::internal::CaptureStderr();
+  roster::rescan();
+  (void)roster::circuits();
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(traced("kept " + a.spec()));  // still available as text
+}
+
+TEST_F(circuits, roster_device_sets_the_default_device) {
+  auto a = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({a});
+  set_adapters<1>({b});
+  roster::rescan();
+  auto d = roster::default_device();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ((*d)->adapter().spec(), a.spec());
+  setenv("ROSTER_DEVICE", (" " + b.spec() + " ").c_str(), 1);
+  d = roster::default_device();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ((*d)->adapter().spec(), b.spec());
+  setenv("ROSTER_DEVICE", "nosuch:0", 1);
+  d = roster::default_device();
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message().find("ROSTER_DEVICE"), std::string::npos);
+}
+
+class rank_binding : public circuits {};
+
+TEST_F(rank_binding, binds_local_rank_modulo_circuits_after_the_selector) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({g0, g1});
+  set_adapters<2>({cpu});
+  setenv("ROSTER_DEVICE_SELECTOR", "*:gpu", 1);
+  roster::rescan();
+
+  auto b = roster::bind_rank();  // outside a launcher: the primary
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_FALSE(b->launcher);
+  EXPECT_EQ(b->circuit->adapter.spec(), g0.spec());
+
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  b = roster::bind_rank();
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->launcher);
+  EXPECT_EQ(b->launcher->rank_variable, "OMPI_COMM_WORLD_LOCAL_RANK");
+  EXPECT_EQ(b->circuit->adapter.spec(), g1.spec());
+  EXPECT_TRUE(b->warning.empty());
+
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "3", 1);
+  b = roster::bind_rank();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->circuit->adapter.spec(), g0.spec());  // 2 % 2 circuits: the CPU is not one of them
+  EXPECT_NE(b->warning.find("local ranks 0, 2 share one GPU"), std::string::npos) << b->warning;
+  EXPECT_TRUE(traced("rank binding: warning"));
+}
+
+TEST_F(rank_binding, reads_each_launcher_variable) {
+  struct launcher {
+    const char* rank;
+    const char* size;
+  };
+  for (auto [rank, size] : {launcher{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                            launcher{"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},
+                            launcher{"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+                            launcher{"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+                            launcher{"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"}}) {
+    for (const char* v : rank_variables) unsetenv(v);
+    setenv(rank, "3", 1);
+    setenv(size, "4", 1);
+    auto info = roster::local_rank();
+    ASSERT_TRUE(info) << rank;
+    ASSERT_TRUE(*info) << rank;
+    EXPECT_EQ((*info)->rank, 3) << rank;
+    EXPECT_EQ((*info)->size, 4) << rank;
+    EXPECT_EQ((*info)->rank_variable, rank);
+    EXPECT_EQ((*info)->size_variable, size);
+  }
+  for (const char* v : rank_variables) unsetenv(v);
+  auto none = roster::local_rank();
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(*none);
+
+  // Open MPI's variable wins over Slurm's under srun + mpirun.
+  setenv("SLURM_LOCALID", "5", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  EXPECT_EQ((*roster::local_rank())->rank, 1);
+  EXPECT_EQ((*roster::local_rank())->size, 0);  // unknown size
+
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "one", 1);
+  auto bad = roster::local_rank();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("OMPI_COMM_WORLD_LOCAL_RANK='one'"), std::string::npos);
+  EXPECT_FALSE(bad.error().fix().empty());
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "-1", 1);
+  EXPECT_FALSE(roster::local_rank());
+}
+
+TEST_F(rank_binding, no_circuit_is_an_error) {
+  roster::rescan();
+  auto b = roster::bind_rank();
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().code(), roster::errc::not_found);
+  EXPECT_FALSE(b.error().fix().empty());
+}
+
+}  // namespace
