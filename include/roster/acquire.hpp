@@ -34,7 +34,9 @@ class grid_sync_split final : public device {
  public:
   /// Wraps a device, sharing its id so its buffers stay valid.
   explicit grid_sync_split(std::unique_ptr<Inner> inner) noexcept
-      : device(inner->id()), inner_(std::move(inner)) {}
+      : device(inner->id()), inner_(std::move(inner)) {
+    static_cast<device&>(*inner_).on_split_wrapped();
+  }
   [[nodiscard]] const adapter_info& adapter() const noexcept override { return inner_->adapter(); }
   [[nodiscard]] device_caps caps() const noexcept override {
     auto c = inner_->caps();

@@ -141,6 +141,10 @@ class ROSTER_API device {
   [[nodiscard]] virtual expected<void> do_upload(const buffer& b, const void* src) = 0;
   [[nodiscard]] virtual expected<void> do_download(const buffer& b, void* dst) = 0;
 
+  /// Tells the device that a grid-sync split wrapper now cuts its programs, so
+  /// it should run what remains (e.g. a dot's final sum) without grid-wide sync too.
+  virtual void on_split_wrapped() noexcept {}
+
   /// Checks that a buffer belongs to this device and is live.
   [[nodiscard]] ROSTER_INLINE expected<void> check_buffer(const buffer& b, std::string_view what) const;
 

@@ -1,0 +1,104 @@
+#pragma once
+/// The CUDA backend: adapters through the CUDA runtime, and a device that
+/// runs a whole program as one cooperative launch where the card allows it.
+
+#include <roster/backend.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace roster::cuda {
+
+/// How a CUDA device runs a program's grid_sync steps and dot reductions.
+enum class grid_sync_mode : std::uint8_t {
+  native,  ///< one cooperative launch per program, grid-wide sync inside it
+  split,   ///< one plain launch per segment; a dot is two launches
+};
+
+/// Returns "native" or "split".
+constexpr std::string_view to_string(grid_sync_mode m) noexcept { return m == grid_sync_mode::native ? "native" : "split"; }
+
+/// Kernel launches a device has made, by kind (for tests and tuning).
+struct launch_counts {
+  std::uint64_t cooperative = 0;  ///< cudaLaunchCooperativeKernel calls
+  std::uint64_t plain = 0;        ///< cudaLaunchKernel calls
+};
+
+/// Builds an error for a CUDA runtime code: the message ends with the code's
+/// name and number, e.g. "(cudaErrorInsufficientDriver, 35)", then the Fix: part.
+[[nodiscard]] error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix);
+
+/// One opened CUDA adapter: buffers from cudaMalloc, work on its own stream.
+/// Not thread-safe: use one device per thread, or serialise the calls.
+class device final : public roster::device {
+ public:
+  ~device() override;
+  [[nodiscard]] const adapter_info& adapter() const noexcept override { return info_; }
+  [[nodiscard]] device_caps caps() const noexcept override;
+  [[nodiscard]] expected<void> synchronize() override;
+  [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override;
+  [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override;
+
+  /// Returns how this device runs grid_sync now.
+  [[nodiscard]] grid_sync_mode mode() const noexcept { return mode_; }
+  /// Sets how this device runs grid_sync; native needs cooperative-launch support.
+  [[nodiscard]] expected<void> set_mode(grid_sync_mode m);
+  /// Returns the launches made so far.
+  [[nodiscard]] launch_counts launches() const noexcept { return counts_; }
+  /// Returns the device pointer behind a live buffer of this device, or null.
+  [[nodiscard]] void* native_pointer(const buffer& b) const noexcept;
+  /// Returns the device's cudaStream_t (as void*), on which all its work runs.
+  [[nodiscard]] void* native_stream() const noexcept { return stream_; }
+
+  /// Opens CUDA device `ordinal` (after CUDA_VISIBLE_DEVICES).
+  [[nodiscard]] static expected<std::unique_ptr<device>> open(std::uint32_t ordinal);
+
+ protected:
+  expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
+  expected<void> do_release(std::uint32_t slot) override;
+  bool owns(const buffer& b) const noexcept override;
+  expected<void> do_upload(const buffer& b, const void* src) override;
+  expected<void> do_download(const buffer& b, void* dst) override;
+  void on_split_wrapped() noexcept override { mode_ = grid_sync_mode::split; }
+
+ private:
+  device() = default;
+  struct slot {
+    void* ptr = nullptr;
+    element_type type = element_type::f64;
+    std::size_t size = 0;
+  };
+  [[nodiscard]] expected<void> activate() const;
+  [[nodiscard]] expected<void> run(std::span<const step> steps);
+
+  adapter_info info_;
+  int ordinal_ = 0;
+  void* stream_ = nullptr;       // cudaStream_t
+  void* event_start_ = nullptr;  // cudaEvent_t
+  void* event_stop_ = nullptr;
+  double* partials_ = nullptr;   // one double per block of the largest grid
+  int grid_stream_ = 0, grid_program_[2] = {}, grid_dot_[2] = {};
+  bool cooperative_ = false;
+  grid_sync_mode mode_ = grid_sync_mode::split;
+  launch_counts counts_;
+  std::vector<slot> slots_;
+};
+
+/// The CUDA backend's entry for ROSTER_REGISTER_BACKEND: id "cuda", rank 10.
+struct backend {
+  static constexpr std::string_view id = "cuda";
+  static constexpr int rank = 10;
+  static constexpr bool dispatches = true;
+  static constexpr op_set ops = op_set::all();
+  using device_type = cuda::device;
+  /// Opens CUDA device `ordinal`.
+  static expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal) { return device_type::open(ordinal); }
+  /// Lists the CUDA devices this process sees; empty without a driver or device.
+  static expected<std::vector<adapter_info>> enumerate();
+};
+
+}  // namespace roster::cuda

@@ -1,0 +1,83 @@
+// The CUDA backend where no device is usable: CI (no driver) and a GPU node
+// run with CUDA_VISIBLE_DEVICES=-1 (meson.build sets it). Nothing may abort;
+// every failure is an error naming the CUDA code, with a Fix: part.
+
+#include <roster/acquire.hpp>
+#include <roster/backends/cuda.hpp>
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+
+namespace {
+
+TEST(CudaNoDevice, RegistersWithRankTenAndDispatches) {
+  bool found = false;
+  for (const auto& b : roster::registered_backends()) {
+    if (b.id() != "cuda") continue;
+    found = true;
+    EXPECT_EQ(b.rank, 10);
+    EXPECT_TRUE(b.dispatches);
+    EXPECT_TRUE(b.registration->ops.contains(roster::op_set::all()));
+  }
+  EXPECT_TRUE(found) << "the cuda backend is not in the inventory: " << roster::known_backends();
+}
+
+TEST(CudaNoDevice, EnumerateReturnsAnEmptyList) {
+  const auto* reg = roster::find_backend("cuda");
+  ASSERT_NE(reg, nullptr);
+  auto list = roster::enumerate_adapters(*reg);
+  ASSERT_TRUE(list) << list.error().message();
+  EXPECT_TRUE(list->empty());
+}
+
+TEST(CudaNoDevice, AcquireFailsWithTheCudaCodeAndAFix) {
+  auto d = roster::acquire("cuda:0");
+  ASSERT_FALSE(d);
+  const auto& e = d.error();
+  EXPECT_EQ(e.code(), roster::errc::unavailable) << e.message();
+  // "(cudaErrorInsufficientDriver, 35)" without a driver, "(cudaErrorNoDevice, 100)" with none visible.
+  EXPECT_TRUE(std::regex_search(std::string(e.what()), std::regex(R"(\(cudaError[A-Za-z]+, [0-9]+\))")))
+      << e.message();
+  EXPECT_NE(e.fix().find("ROSTER_DEVICE_SELECTOR='!cuda:*'"), std::string_view::npos) << e.message();
+  EXPECT_FALSE(roster::acquire("CUDA:3")) << "any ordinal fails the same way";
+}
+
+TEST(CudaNoDevice, RouterPassesOverCuda) {
+  // Validation needs buffers that name a device; the router opens none of them.
+  const roster::buffer a{1, 0, roster::element_type::f64, 16}, b{1, 1, roster::element_type::f64, 16};
+  roster::program p;
+  p.copy(a, b);
+  auto routed = roster::acquire_preferred(p);
+  if (routed) {
+    EXPECT_NE(routed->backend, "cuda");
+    bool passed = false;
+    for (const auto& x : routed->passed)
+      if (x.backend == "cuda") {
+        passed = true;
+        EXPECT_NE(x.reason.find("cudaError"), std::string::npos) << x.reason;
+      }
+    EXPECT_TRUE(passed) << "cuda (rank 10) should be listed as passed over";
+  } else {
+    EXPECT_NE(routed.error().message().find("cuda:"), std::string::npos) << routed.error().message();
+    EXPECT_NE(routed.error().message().find("cudaError"), std::string::npos) << routed.error().message();
+  }
+}
+
+TEST(CudaNoDevice, ErrorsNameTheCodeAndMapItsCategory) {
+  auto e = roster::cuda::make_cuda_error(35, "cuda: no usable driver", "install the driver");
+  EXPECT_EQ(e.code(), roster::errc::unavailable);
+  EXPECT_NE(e.message().find("(cudaErrorInsufficientDriver, 35)"), std::string::npos) << e.message();
+  EXPECT_EQ(e.fix(), "install the driver");
+
+  auto oom = roster::cuda::make_cuda_error(2, "cuda:0: allocate", "allocate less");
+  EXPECT_EQ(oom.code(), roster::errc::out_of_memory);
+  EXPECT_NE(oom.message().find("(cudaErrorMemoryAllocation, 2)"), std::string::npos) << oom.message();
+
+  auto fault = roster::cuda::make_cuda_error(700, "cuda:0: dispatch", "restart");
+  EXPECT_EQ(fault.code(), roster::errc::device_fault);
+  EXPECT_NE(fault.message().find("(cudaErrorIllegalAddress, 700)"), std::string::npos) << fault.message();
+}
+
+}  // namespace
