@@ -130,8 +130,16 @@ expected<bool> env_wants_split() {
                     "set ROSTER_CUDA_GRID_SYNC to native, split or auto, or unset it");
 }
 
-// How one program step becomes kernel steps: n, and the kernel's op code.
+// The elements a step walks: a dot's inputs, otherwise its output.
 std::uint64_t length_of(const step& s) noexcept { return s.op == op::dot ? s.in1.size : s.out.size; }
+
+// A grid no larger than n elements need (one 16-byte vector per thread), so a
+// small program does not start hundreds of idle blocks.
+int fit(int full, std::uint64_t n, bool f64) noexcept {
+  const std::uint64_t per_block = std::uint64_t{detail::block_threads} * (f64 ? 2 : 4);
+  const std::uint64_t need = (n + per_block - 1) / per_block;
+  return need < static_cast<std::uint64_t>(full) ? static_cast<int>(std::max<std::uint64_t>(need, 1)) : full;
+}
 
 }  // namespace
 
@@ -224,7 +232,13 @@ expected<std::unique_ptr<device>> device::open(std::uint32_t ordinal) {
     if (auto ok = grid_of(detail::kernel_id::dot_coop, f64 != 0, d->grid_dot_[f64]); !ok)
       return std::move(ok).error();
   }
-  if (auto ok = grid_of(detail::kernel_id::stream, true, d->grid_stream_); !ok) return std::move(ok).error();
+  for (int f64 = 0; f64 < 2; ++f64)
+    for (int o = 0; o < detail::k_dot; ++o) {
+      int per_sm = 0;
+      if (int e = detail::stream_blocks_per_sm(static_cast<detail::kop>(o), f64 != 0, &per_sm); e != 0)
+        return cuda_failure(static_cast<cudaError_t>(e), spec, "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+      d->grid_stream_[f64][o] = std::max(1, per_sm) * sms;
+    }
   void* partials = nullptr;
   if (cudaError_t e = cudaMalloc(&partials, sizeof(double) * static_cast<std::size_t>(largest)); e != cudaSuccess)
     return cuda_failure(e, spec, "cudaMalloc of the reduction scratch");
@@ -365,12 +379,11 @@ expected<void> device::run(std::span<const step> steps) {
       f64 = s.out.type == element_type::f64;
       break;
     }
-  const std::string& spec = info_.spec();
   auto launched = [&](cudaError_t e, std::string_view what, bool coop) -> expected<void> {
     if (e == cudaSuccess) e = cudaGetLastError();
     if (e != cudaSuccess) {
       (void)cudaGetLastError();
-      return cuda_failure(e, spec, "dispatch: " + std::string(what));
+      return cuda_failure(e, info_.spec(), "dispatch: " + std::string(what));
     }
     (coop ? counts_.cooperative : counts_.plain) += 1;
     return {};
@@ -394,12 +407,12 @@ expected<void> device::run(std::span<const step> steps) {
     const kstep k = kstep_of(*only);
     const std::uint64_t n = length_of(*only);
     if (only->op != op::dot)
-      return launched(detail::launch_stream(k, n, f64, grid_stream_, stream), "the " +
-                      std::string(to_string(only->op)) + " kernel", false);
+      return launched(detail::launch_stream(k, n, f64, fit(grid_stream_[f64][k.op], n, f64), stream),
+                      "an element-wise kernel", false);
     if (mode_ == grid_sync_mode::native)
-      return launched(detail::launch_dot_coop(k, n, f64, partials_, grid_dot_[f64], stream),
+      return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
                       "the cooperative dot kernel (cudaLaunchCooperativeKernel)", true);
-    if (auto ok = launched(detail::launch_dot_split(k, n, f64, partials_, grid_dot_[f64], stream),
+    if (auto ok = launched(detail::launch_dot_split(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
                            "the dot kernels", false);
         !ok)
       return ok;
@@ -411,11 +424,15 @@ expected<void> device::run(std::span<const step> steps) {
   kp.partials = partials_;
   int nsteps = 0;
   bool open_segment = false;
-  const int grid = grid_program_[f64];
   auto flush = [&]() -> expected<void> {
     if (kp.nsegments == 0) return {};
     bool any_dot = false;
-    for (int g = 0; g < kp.nsegments; ++g) any_dot = any_dot || kp.segments[g].dot >= 0;
+    std::uint64_t longest = 0;
+    for (int g = 0; g < kp.nsegments; ++g) {
+      any_dot = any_dot || kp.segments[g].dot >= 0;
+      longest = std::max(longest, kp.segments[g].n);
+    }
+    const int grid = fit(grid_program_[f64], longest, f64);
     expected<void> ok;
     if (mode_ == grid_sync_mode::native && (kp.nsegments > 1 || any_dot)) {
       ok = launched(detail::launch_program_coop(kp, f64, grid, stream),

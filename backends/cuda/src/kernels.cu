@@ -363,6 +363,11 @@ int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept {
   return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, kernel_of(k, f64), block_threads, 0));
 }
 
+int stream_blocks_per_sm(kop op, bool f64, int* out) noexcept {
+  const void* k = f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
+  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_threads, 0));
+}
+
 const void* stream_kernel(kop op, bool f64) noexcept {
   return f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
 }

@@ -60,6 +60,9 @@ void set_variant(int v) noexcept;
 /// Returns the resident blocks per multiprocessor of a kernel, or a negative CUDA error.
 int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept;
 
+/// Returns the resident blocks per multiprocessor of the fast-path kernel of an op, or a CUDA error.
+int stream_blocks_per_sm(kop op, bool f64, int* out) noexcept;
+
 /// Runs a whole kprogram as one cooperative launch with grid-wide sync between segments.
 cudaError_t launch_program_coop(const kprogram& p, bool f64, int grid, cudaStream_t s) noexcept;
 /// Runs segment `seg` of a kprogram as plain launches: the fused pass, then (for a dot) the final sum.

@@ -81,7 +81,7 @@ class device final : public roster::device {
   void* event_start_ = nullptr;  // cudaEvent_t
   void* event_stop_ = nullptr;
   double* partials_ = nullptr;   // one double per block of the largest grid
-  int grid_stream_ = 0, grid_program_[2] = {}, grid_dot_[2] = {};
+  int grid_stream_[2][8] = {}, grid_program_[2] = {}, grid_dot_[2] = {};  // [f64][op]: blocks resident at once
   bool cooperative_ = false;
   grid_sync_mode mode_ = grid_sync_mode::split;
   launch_counts counts_;

@@ -1,0 +1,213 @@
+// The CUDA backend's bandwidth and dispatch cost, measured as BabelStream does:
+// 2^28 elements, each op a one-step roster program, the median of 100 runs
+// timed with CUDA events, GB/s from BabelStream's byte counts. The baselines
+// run in the same binary: BabelStream's published H200 figures (counter
+// babelstream_GBps), the two programs a fused one replaces, the split grid
+// sync against the native one, and a bare cudaLaunchKernel of the same kernel.
+
+#include <roster/acquire.hpp>
+#include <roster/backends/cuda.hpp>
+
+#include "kernels.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace {
+
+using roster::buffer;
+using roster::program;
+namespace rc = roster::cuda;
+
+constexpr std::size_t stream_n = std::size_t{1} << 28;
+constexpr int timed_runs = 100;
+
+struct arrays {
+  buffer a, b, c, r;
+};
+
+// The device and its arrays, opened once; null without a CUDA device.
+struct bench_state {
+  std::unique_ptr<rc::device> dev;
+  arrays f32{}, f64{};
+  std::string why;
+};
+
+bench_state& state_of() {
+  static bench_state s = [] {
+    bench_state st;
+    auto d = rc::device::open(0);
+    if (!d) {
+      st.why = d.error().message();
+      return st;
+    }
+    st.dev = std::move(*d);
+    auto make = [&](roster::element_type t, arrays& out) -> bool {
+      for (buffer* b : {&out.a, &out.b, &out.c}) {
+        auto x = st.dev->allocate(t, stream_n);
+        if (!x) return st.why = x.error().message(), false;
+        *b = *x;
+      }
+      auto r = st.dev->allocate(t, 1);
+      if (!r) return st.why = r.error().message(), false;
+      out.r = *r;
+      // BabelStream's start values.
+      auto ok = st.dev->dispatch(program().fill(out.a, 0.1).fill(out.b, 0.2).fill(out.c, 0.0).fill(out.r, 0.0));
+      if (ok) ok = st.dev->synchronize();
+      if (!ok) return st.why = ok.error().message(), false;
+      return true;
+    };
+    if (!make(roster::element_type::f32, st.f32) || !make(roster::element_type::f64, st.f64)) st.dev.reset();
+    return st;
+  }();
+  return s;
+}
+
+// Times `runs` dispatches of p with events (after warm-up) and reports the
+// median as time and as GB/s over `bytes`.
+void time_program(benchmark::State& state, rc::device& dev, const std::vector<program>& parts, double bytes,
+                  double baseline_gbps) {
+  for (int w = 0; w < 3; ++w)
+    for (const auto& p : parts)
+      if (auto ok = dev.dispatch(p); !ok) return state.SkipWithError(ok.error().message().c_str());
+  if (auto ok = dev.synchronize(); !ok) return state.SkipWithError(ok.error().message().c_str());
+  std::vector<double> seconds;
+  seconds.reserve(timed_runs);
+  for (auto _ : state) {
+    double total = 0.0;
+    for (const auto& p : parts) {
+      auto t = dev.timed_dispatch(p);
+      if (!t) return state.SkipWithError(t.error().message().c_str());
+      total += static_cast<double>(t->count()) * 1e-9;
+    }
+    state.SetIterationTime(total);
+    seconds.push_back(total);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  const double median = seconds[seconds.size() / 2];
+  state.counters["median_ms"] = median * 1e3;
+  state.counters["GBps"] = bytes / median * 1e-9;
+  if (baseline_gbps > 0) state.counters["babelstream_GBps"] = baseline_gbps;
+}
+
+// BabelStream 5.0 on one H200 (../shared/GPU.md): copy, mul, add, triad, dot.
+constexpr double babel_f64[] = {4040, 4025, 4364, 4370, 4443};
+constexpr double babel_f32[] = {3224, 3142, 3709, 3678, 3697};
+
+template <class T>
+void BM_op(benchmark::State& state) {
+  auto& st = state_of();
+  if (!st.dev) return state.SkipWithError(("no CUDA device: " + st.why).c_str());
+  const bool f64 = std::is_same_v<T, double>;
+  const arrays& x = f64 ? st.f64 : st.f32;
+  const int which = static_cast<int>(state.range(0));
+  program p;
+  switch (which) {
+    case 0: p.copy(x.c, x.a); break;
+    case 1: p.mul(x.b, x.c, 0.4); break;
+    case 2: p.add(x.c, x.a, x.b); break;
+    case 3: p.triad(x.a, x.b, x.c, 0.4); break;
+    default: p.dot(x.r, x.a, x.b); break;
+  }
+  if (auto ok = st.dev->set_mode(rc::grid_sync_mode::native); !ok) (void)st.dev->set_mode(rc::grid_sync_mode::split);
+  constexpr const char* names[] = {"copy", "mul", "add", "triad", "dot"};
+  state.SetLabel(names[which]);
+  time_program(state, *st.dev, {p}, static_cast<double>(roster::bytes_moved(p.steps()[0])),
+               (f64 ? babel_f64 : babel_f32)[which]);
+}
+BENCHMARK_TEMPLATE(BM_op, float)->DenseRange(0, 4)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_op, double)->DenseRange(0, 4)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// triad then dot: one fused program (one pass) against the two as separate programs.
+template <class T>
+void BM_triad_dot(benchmark::State& state) {
+  auto& st = state_of();
+  if (!st.dev) return state.SkipWithError(("no CUDA device: " + st.why).c_str());
+  const arrays& x = std::is_same_v<T, double> ? st.f64 : st.f32;
+  if (auto ok = st.dev->set_mode(rc::grid_sync_mode::native); !ok) return state.SkipWithError("no cooperative launch");
+  const bool fused = state.range(0) == 1;
+  program triad, dot, both;
+  triad.triad(x.a, x.b, x.c, 0.4);
+  dot.dot(x.r, x.a, x.b);
+  both.triad(x.a, x.b, x.c, 0.4).dot(x.r, x.a, x.b);
+  state.SetLabel(fused ? "fused program" : "two programs (baseline)");
+  // Counted as the two ops would move alone, so the figures compare directly.
+  const double bytes = static_cast<double>(roster::bytes_moved(triad.steps()[0]) + roster::bytes_moved(dot.steps()[0]));
+  time_program(state, *st.dev, fused ? std::vector<program>{both} : std::vector<program>{triad, dot}, bytes, 0);
+}
+BENCHMARK_TEMPLATE(BM_triad_dot, float)->Arg(0)->Arg(1)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_triad_dot, double)->Arg(0)->Arg(1)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// dot with native grid sync (one cooperative launch) against the split (two launches).
+template <class T>
+void BM_dot_grid_sync(benchmark::State& state) {
+  auto& st = state_of();
+  if (!st.dev) return state.SkipWithError(("no CUDA device: " + st.why).c_str());
+  const arrays& x = std::is_same_v<T, double> ? st.f64 : st.f32;
+  const auto mode = state.range(0) == 1 ? rc::grid_sync_mode::native : rc::grid_sync_mode::split;
+  if (auto ok = st.dev->set_mode(mode); !ok) return state.SkipWithError(ok.error().message().c_str());
+  // Two sizes: the full 2^28, and 2^20 where the launch and sync costs show.
+  const std::size_t n = static_cast<std::size_t>(state.range(1));
+  program p;
+  buffer a = x.a, b = x.b;
+  if (n != stream_n) {
+    auto sa = st.dev->allocate<T>(n), sb = st.dev->allocate<T>(n);
+    if (!sa || !sb) return state.SkipWithError("allocation failed");
+    (void)st.dev->dispatch(program().fill(*sa, 0.1).fill(*sb, 0.2));
+    a = *sa, b = *sb;
+  }
+  p.dot(x.r, a, b);
+  state.SetLabel(std::string(rc::to_string(mode)) + (mode == rc::grid_sync_mode::split ? " (baseline)" : ""));
+  time_program(state, *st.dev, {p}, static_cast<double>(roster::bytes_moved(p.steps()[0])), 0);
+  if (n != stream_n) (void)st.dev->release(a), (void)st.dev->release(b);
+  (void)st.dev->set_mode(rc::grid_sync_mode::native);
+}
+BENCHMARK_TEMPLATE(BM_dot_grid_sync, float)
+    ->ArgsProduct({{0, 1}, {1 << 20, 1 << 28}})->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_TEMPLATE(BM_dot_grid_sync, double)
+    ->ArgsProduct({{0, 1}, {1 << 20, 1 << 28}})->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// Host-side cost of dispatching a one-step program of 1,024 floats (validation,
+// planning, launch) against a bare cudaLaunchKernel of the same kernel.
+void BM_dispatch_host_cost(benchmark::State& state) {
+  auto& st = state_of();
+  if (!st.dev) return state.SkipWithError(("no CUDA device: " + st.why).c_str());
+  auto a = st.dev->allocate<float>(1024), c = st.dev->allocate<float>(1024);
+  if (!a || !c) return state.SkipWithError("allocation failed");
+  program p;
+  p.copy(*c, *a);
+  const bool bare = state.range(0) == 0;
+  roster::cuda::detail::stream_args args{st.dev->native_pointer(*c), st.dev->native_pointer(*a), nullptr, 0.0, 1024};
+  void* argv[] = {&args};
+  const void* kernel = roster::cuda::detail::stream_kernel(roster::cuda::detail::k_copy, false);
+  auto stream = static_cast<cudaStream_t>(st.dev->native_stream());
+  const int grid = 1;  // what roster's grid fitting picks for 1,024 floats
+  state.SetLabel(bare ? "bare cudaLaunchKernel (baseline)" : "roster dispatch");
+  std::int64_t i = 0;
+  for (auto _ : state) {
+    if (bare) {
+      if (cudaLaunchKernel(kernel, dim3(grid), dim3(roster::cuda::detail::block_threads), argv, 0, stream) != cudaSuccess)
+        return state.SkipWithError("cudaLaunchKernel failed");
+    } else {
+      if (auto ok = st.dev->dispatch(p); !ok) return state.SkipWithError(ok.error().message().c_str());
+    }
+    if (++i % 256 == 0) {  // keep the launch queue from filling, outside the timing
+      state.PauseTiming();
+      (void)st.dev->synchronize();
+      state.ResumeTiming();
+    }
+  }
+  (void)st.dev->synchronize();
+  (void)st.dev->release(*a), (void)st.dev->release(*c);
+}
+BENCHMARK(BM_dispatch_host_cost)->Arg(0)->Arg(1)->Unit(benchmark::kNanosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
