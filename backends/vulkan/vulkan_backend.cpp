@@ -21,10 +21,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stream_f32.spv.h"
-#include "stream_f64.spv.h"
 #include "dot_f32.spv.h"
+#include "dot_f32x4.spv.h"
 #include "dot_f64.spv.h"
+#include "dot_f64x2.spv.h"
+#include "stream_f32.spv.h"
+#include "stream_f32x4.spv.h"
+#include "stream_f64.spv.h"
+#include "stream_f64x2.spv.h"
 
 namespace roster::detail {
 namespace {
@@ -573,9 +577,14 @@ class vulkan_device final : public roster::device {
   expected<void> do_download(const buffer& b, void* dst) override { return transfer(b, dst, false); }
 
  private:
+  // [0]: one element per invocation; [1]: a 16-byte vector per invocation.
   struct pipeline_set {
-    VkPipeline stream[6] = {};  // fill .. nstream
-    VkPipeline dot[2] = {};     // partial, final
+    VkPipeline stream[2][6] = {};  // fill .. nstream
+    VkPipeline dot[2][2] = {};     // partial, final ([1][1] unused)
+  };
+  struct spirv {
+    const std::uint32_t* code;
+    std::size_t bytes;
   };
 
   std::string where(std::string_view call) const { return p_.info.spec() + ": " + std::string(call); }
@@ -585,8 +594,9 @@ class vulkan_device final : public roster::device {
   expected<void> make_buffer(VkDeviceSize bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
                              VkMemoryPropertyFlags prefer, vk_buffer& out, std::string_view what);
   void free_buffer(vk_buffer& b);
-  expected<void> make_pipelines(const std::uint32_t* stream, std::size_t stream_bytes, const std::uint32_t* dot,
-                                std::size_t dot_bytes, pipeline_set& out);
+  expected<void> make_pipelines(const spirv (&modules)[4], pipeline_set& out);
+  std::size_t width(element_type t) const { return vectors_ ? (t == element_type::f32 ? 4 : 2) : 1; }
+  std::uint32_t unit_groups(element_type t) const;
   expected<vk_submission*> begin_submission(std::uint32_t sets);
   expected<void> submit(vk_submission& s);
   expected<void> reap(bool wait_all);
@@ -619,6 +629,7 @@ class vulkan_device final : public roster::device {
   void* staging_map_ = nullptr;
   bool staging_coherent_ = true;
   VkDeviceSize max_range_ = 0;  // bytes one descriptor may span
+  bool vectors_ = true;         // 16-byte loads for the bulk of each chunk
   std::uint64_t validation_seen_ = 0;
   mutable std::mutex mutex_;
 };
@@ -668,15 +679,20 @@ expected<void> vulkan_device::init() {
   layout_info.pPushConstantRanges = &range;
   ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout_));
 
-  if (auto ok = make_pipelines(roster_spv_stream_f32, sizeof roster_spv_stream_f32, roster_spv_dot_f32,
-                               sizeof roster_spv_dot_f32, pipelines_[0]);
-      !ok)
-    return ok;
-  if (p_.info.f64)
-    if (auto ok = make_pipelines(roster_spv_stream_f64, sizeof roster_spv_stream_f64, roster_spv_dot_f64,
-                                 sizeof roster_spv_dot_f64, pipelines_[1]);
-        !ok)
-      return ok;
+  // Test and tuning knob: ROSTER_VULKAN_VECTOR=0 keeps one element per invocation.
+  vectors_ = !env_is("ROSTER_VULKAN_VECTOR", "0");
+  const spirv f32[4] = {{roster_spv_stream_f32, sizeof roster_spv_stream_f32},
+                        {roster_spv_stream_f32x4, sizeof roster_spv_stream_f32x4},
+                        {roster_spv_dot_f32, sizeof roster_spv_dot_f32},
+                        {roster_spv_dot_f32x4, sizeof roster_spv_dot_f32x4}};
+  if (auto ok = make_pipelines(f32, pipelines_[0]); !ok) return ok;
+  if (p_.info.f64) {
+    const spirv f64[4] = {{roster_spv_stream_f64, sizeof roster_spv_stream_f64},
+                          {roster_spv_stream_f64x2, sizeof roster_spv_stream_f64x2},
+                          {roster_spv_dot_f64, sizeof roster_spv_dot_f64},
+                          {roster_spv_dot_f64x2, sizeof roster_spv_dot_f64x2}};
+    if (auto ok = make_pipelines(f64, pipelines_[1]); !ok) return ok;
+  }
 
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -691,36 +707,38 @@ expected<void> vulkan_device::init() {
   return check("open");
 }
 
-expected<void> vulkan_device::make_pipelines(const std::uint32_t* stream, std::size_t stream_bytes,
-                                             const std::uint32_t* dot, std::size_t dot_bytes, pipeline_set& out) {
-  VkShaderModule modules[2] = {};
-  const std::uint32_t* code[2] = {stream, dot};
-  const std::size_t bytes[2] = {stream_bytes, dot_bytes};
+// Builds the pipelines of one element type from its four modules: stream
+// scalar, stream vector, dot scalar, dot vector (partial phase only).
+expected<void> vulkan_device::make_pipelines(const spirv (&code)[4], pipeline_set& out) {
+  VkShaderModule modules[4] = {};
   expected<void> result;
-  for (int m = 0; m < 2 && result; ++m) {
+  for (int m = 0; m < 4 && result; ++m) {
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = bytes[m];
-    info.pCode = code[m];
+    info.codeSize = code[m].bytes;
+    info.pCode = code[m].code;
     if (VkResult r = fn_.vkCreateShaderModule(device_, &info, nullptr, &modules[m]); r != VK_SUCCESS)
       result = vk_failure(where("open"), "vkCreateShaderModule", r);
   }
-  for (std::uint32_t k = 0; k < 8 && result; ++k) {
-    const bool is_dot = k >= 6;
-    std::uint32_t value = is_dot ? k - 6 : k;
+  auto make = [&](VkShaderModule module, std::uint32_t value, VkPipeline& target) {
+    if (!result) return;
     VkSpecializationMapEntry entry{0, 0, sizeof value};
     VkSpecializationInfo spec{1, &entry, sizeof value, &value};
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = modules[is_dot ? 1 : 0];
+    info.stage.module = module;
     info.stage.pName = "main";
     info.stage.pSpecializationInfo = &spec;
     info.layout = pipeline_layout_;
-    VkPipeline& target = is_dot ? out.dot[k - 6] : out.stream[k];
     if (VkResult r = fn_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &target);
         r != VK_SUCCESS)
       result = vk_failure(where("open"), "vkCreateComputePipelines", r);
-  }
+  };
+  for (std::uint32_t v = 0; v < 2; ++v)
+    for (std::uint32_t o = 0; o < 6; ++o) make(modules[v], o, out.stream[v][o]);
+  make(modules[2], 0, out.dot[0][0]);
+  make(modules[2], 1, out.dot[0][1]);
+  make(modules[3], 0, out.dot[1][0]);
   for (auto m : modules)
     if (m != VK_NULL_HANDLE) fn_.vkDestroyShaderModule(device_, m, nullptr);
   return result;
@@ -741,12 +759,13 @@ void vulkan_device::destroy() noexcept {
   free_buffer(staging_);
   if (query_pool_) fn_.vkDestroyQueryPool(device_, query_pool_, nullptr);
   if (command_pool_) fn_.vkDestroyCommandPool(device_, command_pool_, nullptr);
-  for (auto& set : pipelines_) {
-    for (auto p : set.stream)
-      if (p) fn_.vkDestroyPipeline(device_, p, nullptr);
-    for (auto p : set.dot)
-      if (p) fn_.vkDestroyPipeline(device_, p, nullptr);
-  }
+  for (auto& set : pipelines_)
+    for (int v = 0; v < 2; ++v) {
+      for (auto p : set.stream[v])
+        if (p) fn_.vkDestroyPipeline(device_, p, nullptr);
+      for (auto p : set.dot[v])
+        if (p) fn_.vkDestroyPipeline(device_, p, nullptr);
+    }
   if (pipeline_layout_) fn_.vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
   if (set_layout_) fn_.vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
   fn_.vkDestroyDevice(device_, nullptr);
@@ -916,7 +935,8 @@ expected<void> vulkan_device::submit(vk_submission& s) {
 
 std::size_t vulkan_device::chunk_elements(element_type t) const {
   const std::size_t e = size_of(t);
-  const std::size_t align = std::max<std::size_t>(p_.props.limits.minStorageBufferOffsetAlignment, e);
+  // Chunks start 16-byte aligned, so the vector pipelines see whole vectors.
+  const std::size_t align = std::max<std::size_t>({p_.props.limits.minStorageBufferOffsetAlignment, e, 16});
   std::size_t bytes = static_cast<std::size_t>(std::min<VkDeviceSize>(max_range_, 0xffffffffull));
   bytes = std::max(bytes / align * align, align);
   // Keep indices in the shader (uint) far from wrapping.
@@ -935,24 +955,36 @@ std::uint32_t vulkan_device::sets_needed(std::span<const step> steps) const {
     if (buffers_of(s.op) == 0) continue;
     const std::size_t n = s.op == op::dot ? s.in1.size : s.out.size;
     const std::size_t chunk = chunk_elements(s.out.type);
-    sets += static_cast<std::uint32_t>((n + chunk - 1) / chunk) + (s.op == op::dot ? 1 : 0);
+    // Per chunk a bulk and a tail dispatch at most; a dot adds its final sum.
+    sets += 2 * static_cast<std::uint32_t>((n + chunk - 1) / chunk) + (s.op == op::dot ? 1 : 0);
   }
   return sets;
 }
 
-// Workgroups of one dot chunk, rounded up so the next chunk's slice of the
-// partial buffer starts at an aligned offset (extra groups add zero).
-std::uint32_t vulkan_device::dot_groups(std::size_t count, element_type t) const {
+// Partial sums a dot dispatch's slice holds come in multiples of this, so
+// the next slice starts at an aligned offset (extra groups add zero).
+std::uint32_t vulkan_device::unit_groups(element_type t) const {
   const std::size_t e = size_of(t);
-  const std::size_t unit = std::max<std::size_t>(1, p_.props.limits.minStorageBufferOffsetAlignment / e);
-  const std::size_t groups = groups_for(count, max_dot_groups);
-  return static_cast<std::uint32_t>((groups + unit - 1) / unit * unit);
+  return static_cast<std::uint32_t>(std::max<std::size_t>(1, p_.props.limits.minStorageBufferOffsetAlignment / e));
 }
 
+// Workgroups of the dot dispatch over `count` T elements, rounded to the unit.
+std::uint32_t vulkan_device::dot_groups(std::size_t count, element_type t) const {
+  const std::uint32_t unit = unit_groups(t);
+  const std::uint32_t groups = groups_for(count, max_dot_groups);
+  return (groups + unit - 1) / unit * unit;
+}
+
+// Partial sums of a dot over n elements: per chunk, the vector bulk's groups
+// and, where the chunk leaves a scalar tail, one unit more.
 std::size_t vulkan_device::dot_partials(std::size_t n, element_type t) const {
-  const std::size_t chunk = chunk_elements(t);
+  const std::size_t chunk = chunk_elements(t), w = width(t);
   std::size_t total = 0;
-  for (std::size_t c = 0; c * chunk < n; ++c) total += dot_groups(std::min(chunk, n - c * chunk), t);
+  for (std::size_t c = 0; c * chunk < n; ++c) {
+    const std::size_t count = std::min(chunk, n - c * chunk);
+    if (count / w > 0) total += dot_groups(count / w, t);
+    if (count % w != 0) total += unit_groups(t);
+  }
   return total;
 }
 
@@ -1052,7 +1084,12 @@ expected<void> vulkan_device::record(vk_submission& s, std::span<const step> ste
       return pc;
     };
 
+    // Each chunk: the bulk as 16-byte vectors, then the scalar tail (fewer
+    // than w elements) from index bulk * w.
+    const std::size_t w = width(t);
+    const int vec = w > 1 ? 1 : 0;
     if (st.op != op::dot) {
+      const int o = static_cast<int>(st.op);
       for (std::size_t c = 0; c < chunks; ++c) {
         const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
         const std::size_t count = std::min(chunk, n - c * chunk);
@@ -1060,12 +1097,23 @@ expected<void> vulkan_device::record(vk_submission& s, std::span<const step> ste
         const VkDescriptorBufferInfo infos[4] = {
             {out.buffer, offset, range}, {in1.buffer, offset, range}, {in2.buffer, offset, range},
             {out.buffer, offset, range}};
-        push_constants pc{};
-        pc.n = static_cast<std::uint32_t>(count);
-        if (auto ok = dispatch_one(pipelines_[ti].stream[static_cast<int>(st.op)], infos, with_scalar(pc),
-                                   groups_for(count, 1u << 30));
-            !ok)
-          return ok;
+        const std::size_t bulk = count / w;
+        if (bulk > 0) {
+          push_constants pc{};
+          pc.n = static_cast<std::uint32_t>(bulk);
+          if (auto ok = dispatch_one(pipelines_[ti].stream[vec][o], infos, with_scalar(pc), groups_for(bulk, 1u << 30));
+              !ok)
+            return ok;
+        }
+        if (bulk * w < count) {
+          if (bulk > 0)  // same bound range: keep the two dispatches ordered
+            full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
+          push_constants pc{};
+          pc.n = static_cast<std::uint32_t>(count);
+          pc.base = static_cast<std::uint32_t>(bulk * w);
+          if (auto ok = dispatch_one(pipelines_[ti].stream[0][o], infos, with_scalar(pc), 1); !ok) return ok;
+        }
       }
     } else {
       std::uint32_t base = 0;
@@ -1073,17 +1121,31 @@ expected<void> vulkan_device::record(vk_submission& s, std::span<const step> ste
         const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
         const std::size_t count = std::min(chunk, n - c * chunk);
         const VkDeviceSize range = static_cast<VkDeviceSize>(count * e);
-        const std::uint32_t groups = dot_groups(count, t);
-        const VkDescriptorBufferInfo slice{partial.buffer, static_cast<VkDeviceSize>(base) * e,
-                                           static_cast<VkDeviceSize>(groups) * e};
-        // Binding 0 (the result) is not touched in this phase: bind the
-        // chunk's own slice there, so no two chunks' bindings overlap.
-        const VkDescriptorBufferInfo infos[4] = {slice, {in1.buffer, offset, range}, {in2.buffer, offset, range},
-                                                 slice};
-        push_constants pc{};
-        pc.n = static_cast<std::uint32_t>(count);
-        if (auto ok = dispatch_one(pipelines_[ti].dot[0], infos, with_scalar(pc), groups); !ok) return ok;
-        base += groups;
+        const std::size_t bulk = count / w;
+        auto partial_dispatch = [&](VkPipeline pipeline, std::uint32_t groups, std::uint32_t end,
+                                    std::uint32_t start) -> expected<void> {
+          const VkDescriptorBufferInfo slice{partial.buffer, static_cast<VkDeviceSize>(base) * e,
+                                             static_cast<VkDeviceSize>(groups) * e};
+          // Binding 0 (the result) is not touched in this phase: bind the
+          // dispatch's own slice there, so no two dispatches' bindings overlap.
+          const VkDescriptorBufferInfo infos[4] = {slice, {in1.buffer, offset, range}, {in2.buffer, offset, range},
+                                                   slice};
+          push_constants pc{};
+          pc.n = end;
+          pc.base = start;
+          base += groups;
+          return dispatch_one(pipeline, infos, with_scalar(pc), groups);
+        };
+        if (bulk > 0)
+          if (auto ok = partial_dispatch(pipelines_[ti].dot[vec][0], dot_groups(bulk, t),
+                                         static_cast<std::uint32_t>(bulk), 0);
+              !ok)
+            return ok;
+        if (bulk * w < count)
+          if (auto ok = partial_dispatch(pipelines_[ti].dot[0][0], unit_groups(t), static_cast<std::uint32_t>(count),
+                                         static_cast<std::uint32_t>(bulk * w));
+              !ok)
+            return ok;
       }
       full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
@@ -1091,7 +1153,7 @@ expected<void> vulkan_device::record(vk_submission& s, std::span<const step> ste
       const VkDescriptorBufferInfo infos[4] = {{out.buffer, 0, e}, whole, whole, whole};
       push_constants pc{};
       pc.n = base;
-      if (auto ok = dispatch_one(pipelines_[ti].dot[1], infos, with_scalar(pc), 1); !ok) return ok;
+      if (auto ok = dispatch_one(pipelines_[ti].dot[0][1], infos, with_scalar(pc), 1); !ok) return ok;
     }
   }
   if (timed) fn_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);

@@ -1,0 +1,215 @@
+// STREAM on the Vulkan backend (copy, mul, add, triad, dot; float and
+// double), each op a one-step program timed with the device's own clock
+// (timestamp queries), median of --runs runs after a warm-up, in GB/s. The
+// CUDA backend runs the same programs in the same process as the baseline
+// when it is linked and "cuda:0" opens.
+//
+//   vulkan_stream_bench [--n=268435456] [--runs=100] [--vulkan=vulkan:0] [--cuda=cuda:0]
+//                       [google benchmark flags]
+//
+// --n defaults to 2^28 on a discrete or integrated GPU and 2^20 otherwise
+// (lavapipe). The table printed last gives both backends side by side.
+#include <roster/acquire.hpp>
+#include <roster/backends/vulkan.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct options {
+  std::size_t n = 0;  // 0: pick from the adapter type
+  int runs = 100;
+  std::string vulkan = "vulkan:0";
+  std::string cuda = "cuda:0";
+};
+
+options opts;
+
+struct figure {
+  double gbs = 0;
+  double median_ms = 0;
+};
+// (backend, type, op) -> figure
+std::map<std::string, figure> results;
+
+const roster::op stream_ops[] = {roster::op::copy, roster::op::mul, roster::op::add, roster::op::triad,
+                                 roster::op::dot};
+
+std::string key(std::string_view backend, roster::element_type t, roster::op o) {
+  return std::string(backend) + "/" + std::string(roster::to_string(t)) + "/" + std::string(roster::to_string(o));
+}
+
+// Buffers of one element type on one device, kept across the ops.
+struct stream_set {
+  roster::device* device = nullptr;
+  roster::element_type type{};
+  roster::buffer a, b, c, r;
+};
+
+roster::program one_op(const stream_set& s, roster::op o) {
+  constexpr double scalar = 0.4;
+  roster::program p;
+  switch (o) {
+    case roster::op::copy: p.copy(s.c, s.a); break;
+    case roster::op::mul: p.mul(s.b, s.c, scalar); break;
+    case roster::op::add: p.add(s.c, s.a, s.b); break;
+    case roster::op::triad: p.triad(s.a, s.b, s.c, scalar); break;
+    case roster::op::dot: p.dot(s.r, s.a, s.b); break;
+    default: break;
+  }
+  return p;
+}
+
+void run_op(benchmark::State& state, const stream_set* s, roster::op o, std::string backend) {
+  const roster::program p = one_op(*s, o);
+  const double bytes = static_cast<double>(roster::bytes_moved(p.steps()[0]));
+  for (auto _ : state) {
+    std::vector<double> seconds;
+    seconds.reserve(opts.runs);
+    for (int i = 0; i < 3; ++i)  // warm-up
+      if (auto t = s->device->timed_dispatch(p); !t) {
+        state.SkipWithError(t.error().message().c_str());
+        return;
+      }
+    for (int i = 0; i < opts.runs; ++i) {
+      auto t = s->device->timed_dispatch(p);
+      if (!t) {
+        state.SkipWithError(t.error().message().c_str());
+        return;
+      }
+      seconds.push_back(std::chrono::duration<double>(*t).count());
+    }
+    std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+    const double median = seconds[seconds.size() / 2];
+    state.SetIterationTime(median);
+    state.counters["GB/s"] = bytes / median / 1e9;
+    state.counters["n"] = static_cast<double>(s->a.size);
+    results[key(backend, s->type, o)] = {bytes / median / 1e9, median * 1e3};
+  }
+}
+
+bool parse_flag(const char* arg, const char* name, std::string& out) {
+  const std::size_t len = std::strlen(name);
+  if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
+  out = arg + len + 1;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (parse_flag(argv[i], "--n", v)) opts.n = std::strtoull(v.c_str(), nullptr, 0);
+    else if (parse_flag(argv[i], "--runs", v)) opts.runs = std::max(1, std::atoi(v.c_str()));
+    else if (parse_flag(argv[i], "--vulkan", v)) opts.vulkan = v;
+    else if (parse_flag(argv[i], "--cuda", v)) opts.cuda = v;
+    else rest.push_back(argv[i]);
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+
+  // Open the Vulkan device and, when it is linked and opens, the CUDA one.
+  struct opened {
+    std::string name;
+    std::unique_ptr<roster::device> device;
+  };
+  std::vector<opened> devices;
+  auto vk = roster::acquire(opts.vulkan);
+  if (!vk) {
+    std::fprintf(stderr, "vulkan_stream_bench: %s\n", vk.error().message().c_str());
+    return 1;
+  }
+  const roster::adapter_info vk_adapter = (*vk)->adapter();
+  devices.push_back({"vulkan", std::move(*vk)});
+  if (roster::find_backend("cuda") != nullptr) {
+    if (auto cu = roster::acquire(opts.cuda)) {
+      const bool same = (*cu)->adapter().uuid == vk_adapter.uuid;
+      std::printf("baseline %s: %s%s\n", opts.cuda.c_str(), (*cu)->adapter().name.c_str(),
+                  same ? " (same device as the Vulkan adapter, by UUID)" : " (NOT the Vulkan adapter's device)");
+      devices.push_back({"cuda", std::move(*cu)});
+    } else {
+      std::printf("baseline %s did not open: %s\n", opts.cuda.c_str(), cu.error().message().c_str());
+    }
+  } else {
+    std::printf("baseline: the CUDA backend is not linked in this build\n");
+  }
+  if (opts.n == 0)
+    opts.n = vk_adapter.type == roster::device_type::discrete_gpu ||
+                     vk_adapter.type == roster::device_type::integrated_gpu
+                 ? std::size_t{1} << 28
+                 : std::size_t{1} << 20;
+  std::printf("vulkan %s: %s, driver %s; n = %zu, median of %d timed runs\n", opts.vulkan.c_str(),
+              vk_adapter.name.c_str(), vk_adapter.driver_version.c_str(), opts.n, opts.runs);
+
+  // Allocate and initialise every set up front (one type per device at a
+  // time would also do; 2^28 doubles x 3 is 6 GiB, well within an H200).
+  std::vector<std::unique_ptr<stream_set>> sets;
+  for (auto& d : devices)
+    for (auto t : {roster::element_type::f32, roster::element_type::f64}) {
+      if (t == roster::element_type::f64 && !d.device->caps().f64) continue;
+      auto s = std::make_unique<stream_set>();
+      s->device = d.device.get();
+      s->type = t;
+      auto a = d.device->allocate(t, opts.n), b = d.device->allocate(t, opts.n), c = d.device->allocate(t, opts.n),
+           r = d.device->allocate(t, 1);
+      if (!a || !b || !c || !r) {
+        std::fprintf(stderr, "vulkan_stream_bench: %s: allocation of 3 x %zu %s failed\n", d.name.c_str(), opts.n,
+                     std::string(roster::to_string(t)).c_str());
+        return 1;
+      }
+      s->a = *a, s->b = *b, s->c = *c, s->r = *r;
+      roster::program init;
+      init.fill(s->a, 0.1).fill(s->b, 0.2).fill(s->c, 0.0);
+      if (auto ok = d.device->dispatch(init); !ok || !d.device->synchronize()) {
+        std::fprintf(stderr, "vulkan_stream_bench: %s: %s\n", d.name.c_str(),
+                     ok ? "synchronize failed" : ok.error().message().c_str());
+        return 1;
+      }
+      for (auto o : stream_ops)
+        benchmark::RegisterBenchmark(("stream/" + d.name + "/" + std::string(roster::to_string(t)) + "/" +
+                                      std::string(roster::to_string(o)))
+                                         .c_str(),
+                                     run_op, s.get(), o, d.name)
+            ->UseManualTime()
+            ->Iterations(1)
+            ->Unit(benchmark::kMillisecond);
+      sets.push_back(std::move(s));
+    }
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  // The table: Vulkan beside the CUDA baseline, ratio, within 5%?
+  const bool have_cuda = devices.size() > 1;
+  std::printf("\n| n = %zu | op | vulkan GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | vulkan/cuda |" : "");
+  std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
+  int slower = 0;
+  for (auto t : {roster::element_type::f32, roster::element_type::f64})
+    for (auto o : stream_ops) {
+      auto v = results.find(key("vulkan", t, o));
+      if (v == results.end()) continue;
+      std::printf("| %s | %s | %.0f |", std::string(roster::to_string(t)).c_str(),
+                  std::string(roster::to_string(o)).c_str(), v->second.gbs);
+      if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
+        const double ratio = v->second.gbs / c->second.gbs;
+        if (ratio < 0.95) ++slower;
+        std::printf(" %.0f | %.3f%s |", c->second.gbs, ratio, ratio < 0.95 ? " (more than 5% slower)" : "");
+      }
+      std::printf("\n");
+    }
+  if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
+  for (auto& s : sets)
+    for (auto* b : {&s->a, &s->b, &s->c, &s->r}) (void)s->device->release(*b);
+  return 0;
+}
