@@ -1,0 +1,105 @@
+#pragma once
+/// The CPU backend: a multithreaded device that runs every op for float and
+/// double on the host, registered as backend "cpu".
+///
+/// Including this header registers the backend (one entry however many
+/// translation units include it), so it works header-only too; in a compiled
+/// build, link roster_cpu with link_whole (Meson's roster_cpu_dep does).
+
+#include <roster/acquire.hpp>
+#include <roster/backend.hpp>
+#include <roster/config.hpp>
+#include <roster/error.hpp>
+#include <roster/program.hpp>
+#include <roster/backends/detail/cpu_pool.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace roster::cpu {
+
+/// Bytes every buffer is aligned to (a cache line).
+inline constexpr std::size_t buffer_alignment = 64;
+/// Elements per block: the unit of the thread partition and of fusion.
+inline constexpr std::size_t block_elements = 2048;
+/// Largest thread count ROSTER_CPU_THREADS accepts.
+inline constexpr unsigned max_threads = 4096;
+
+/// Parses a thread count as ROSTER_CPU_THREADS holds it: a whole number in [1, max_threads].
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> parse_thread_count(std::string_view text);
+/// Returns ROSTER_CPU_THREADS when set (an error when malformed), else the hardware's concurrency.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> thread_count();
+/// Returns the host's CPU as an adapter, with compute_units = threads.
+[[nodiscard]] ROSTER_API ROSTER_INLINE adapter_info host_adapter(unsigned threads);
+
+/// A live CPU device: owns a persistent thread pool and 64-byte aligned buffers.
+class ROSTER_API device final : public roster::device {
+ public:
+  /// Opens a device running on `threads` threads (the caller counts as one).
+  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device>> open(unsigned threads);
+  ROSTER_INLINE ~device() override;
+
+  /// Returns the host CPU adapter.
+  [[nodiscard]] const adapter_info& adapter() const noexcept override { return adapter_; }
+  /// Returns native grid sync, double support and every op.
+  [[nodiscard]] device_caps caps() const noexcept override { return {true, true, op_set::all()}; }
+  /// Returns at once: dispatch runs to completion before it returns.
+  [[nodiscard]] expected<void> synchronize() override { return {}; }
+  /// Runs validated steps: fused passes between grid_syncs, a barrier at each.
+  [[nodiscard]] ROSTER_INLINE expected<void> dispatch_steps(std::span<const step> steps) override;
+  /// Returns the number of threads the device runs on.
+  [[nodiscard]] unsigned threads() const noexcept { return pool_.size(); }
+  /// Returns the address of a live buffer's memory, or null.
+  [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
+
+ protected:
+  [[nodiscard]] ROSTER_INLINE expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
+  [[nodiscard]] ROSTER_INLINE expected<void> do_release(std::uint32_t slot) override;
+  [[nodiscard]] ROSTER_INLINE bool owns(const buffer& b) const noexcept override;
+  [[nodiscard]] ROSTER_INLINE expected<void> do_upload(const buffer& b, const void* src) override;
+  [[nodiscard]] ROSTER_INLINE expected<void> do_download(const buffer& b, void* dst) override;
+
+ private:
+  struct memory {
+    void* data = nullptr;
+    element_type type = element_type::f64;
+    std::size_t size = 0;
+  };
+  ROSTER_INLINE device(unsigned threads, adapter_info info);
+  ROSTER_INLINE void* data_of(const buffer& b) const noexcept;
+  template <class T>
+  expected<void> run(std::span<const step> steps);
+
+  adapter_info adapter_;
+  detail::cpu_pool pool_;
+  mutable std::mutex mutex_;     // guards memory_ and serialises dispatches
+  std::vector<memory> memory_;   // by slot; a slot is never reused, so a released handle stays invalid
+  std::vector<double> partials_;  // dot partial sums, one cache line per thread and dot step
+};
+
+/// The backend type ROSTER_REGISTER_BACKEND registers.
+struct backend {
+  static constexpr std::string_view id = "cpu";
+  static constexpr int rank = 100;
+  static constexpr bool dispatches = true;
+  static constexpr op_set ops = op_set::all();
+  using device_type = cpu::device;
+  /// Opens the host CPU (ordinal 0) on thread_count() threads.
+  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+  /// Lists the one CPU adapter.
+  [[nodiscard]] static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
+};
+
+}  // namespace roster::cpu
+
+ROSTER_REGISTER_BACKEND(roster::cpu::backend);
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/backends/detail/cpu-inl.hpp>
+#endif
