@@ -35,6 +35,9 @@ class fake_device final : public roster::device {
   int pieces = 0;
 
  protected:
+  // Lets static dispatch call owns() on the final type, so that call is direct too.
+  friend struct roster::detail::static_access;
+
   roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t n) override {
     slots_.push_back(std::make_unique<std::vector<double>>(n));
     return static_cast<std::uint32_t>(slots_.size() - 1);

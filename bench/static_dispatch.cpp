@@ -1,0 +1,164 @@
+// Dispatch cost of a tiny program (fill of 16 doubles) on the CPU backend,
+// reached three ways, all in this binary:
+//   direct:    the backend's own device, opened by hand (cpu::backend::open),
+//              run with device::dispatch — the baseline;
+//   static:    the backend found at compile time in a static_registry, run
+//              with roster::dispatch_static on its final device type;
+//   inventory: the backend found in the link-time inventory (roster::acquire)
+//              and run through a roster::device& (virtual calls).
+// Also the floor: dispatch_steps on the concrete device, with no checks.
+// Run with ROSTER_CPU_THREADS=1 (the benchmark() sets it) so the pool does
+// not add thread wake-ups to a 16-element program.
+
+#include <roster/acquire.hpp>
+#include <roster/backends/cpu.hpp>
+#include <roster/static_registry.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace {
+
+using registry = roster::static_registry<roster::cpu::backend>;
+constexpr std::size_t elements = 16;
+
+template <class D>
+roster::program fill_program(D& dev, roster::buffer& out) {
+  auto a = dev.template allocate<double>(elements);
+  if (!a) std::abort();
+  out = *a;
+  roster::program p;
+  p.fill(*a, 3.0);
+  return p;
+}
+
+void report_failure(benchmark::State& state, const roster::error& e) { state.SkipWithError(e.message().c_str()); }
+
+void BM_direct(benchmark::State& state) {
+  auto d = roster::cpu::backend::open(0);
+  if (!d) return report_failure(state, d.error());
+  roster::cpu::device& dev = **d;
+  roster::buffer a;
+  const auto p = fill_program(dev, a);
+  for (auto _ : state) {
+    auto ok = dev.dispatch(p);
+    benchmark::DoNotOptimize(ok);
+  }
+}
+
+void BM_static(benchmark::State& state) {
+  auto d = registry::open<"cpu">();
+  if (!d) return report_failure(state, d.error());
+  auto& dev = **d;  // roster::cpu::device&, known to the compiler
+  roster::buffer a;
+  const auto p = fill_program(dev, a);
+  for (auto _ : state) {
+    auto ok = roster::dispatch_static(dev, p);
+    benchmark::DoNotOptimize(ok);
+  }
+}
+
+void BM_inventory_virtual(benchmark::State& state) {
+  auto d = roster::acquire("cpu");
+  if (!d) return report_failure(state, d.error());
+  roster::device& dev = **d;  // only roster::device is known
+  benchmark::DoNotOptimize(&dev);
+  roster::buffer a;
+  const auto p = fill_program(dev, a);
+  for (auto _ : state) {
+    auto ok = dev.dispatch(p);
+    benchmark::DoNotOptimize(ok);
+  }
+}
+
+void BM_floor_unchecked(benchmark::State& state) {
+  auto d = roster::cpu::backend::open(0);
+  if (!d) return report_failure(state, d.error());
+  roster::cpu::device& dev = **d;
+  roster::buffer a;
+  const auto p = fill_program(dev, a);
+  for (auto _ : state) {
+    auto ok = dev.dispatch_steps(p.steps());
+    benchmark::DoNotOptimize(ok);
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+
+// Paired: each iteration runs one batch of each way, in rotating order, so
+// drift in the machine (frequency, neighbours) hits all three alike; the
+// counters are the medians of the per-round ratios to the direct batch.
+void BM_paired(benchmark::State& state) {
+  constexpr int batch = 64;
+  auto direct = roster::cpu::backend::open(0);
+  auto stat = registry::open<"cpu">();
+  auto inv = roster::acquire("cpu");
+  if (!direct) return report_failure(state, direct.error());
+  if (!stat) return report_failure(state, stat.error());
+  if (!inv) return report_failure(state, inv.error());
+  roster::cpu::device& dd = **direct;
+  auto& sd = **stat;
+  roster::device& vd = **inv;
+  benchmark::DoNotOptimize(&vd);
+  roster::buffer a, b, c;
+  const auto pd = fill_program(dd, a), ps = fill_program(sd, b), pv = fill_program(vd, c);
+  auto time = [&](int way) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; ++i) {
+      if (way == 0) {
+        auto ok = dd.dispatch(pd);
+        benchmark::DoNotOptimize(ok);
+      } else if (way == 1) {
+        auto ok = roster::dispatch_static(sd, ps);
+        benchmark::DoNotOptimize(ok);
+      } else {
+        auto ok = vd.dispatch(pv);
+        benchmark::DoNotOptimize(ok);
+      }
+    }
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / batch;
+  };
+  std::vector<double> t[3], static_ratio, inventory_ratio;
+  int round = 0;
+  for (auto _ : state) {
+    double ns[3];
+    for (int k = 0; k < 3; ++k) {
+      const int way = (round + k) % 3;
+      ns[way] = time(way);
+    }
+    ++round;
+    for (int w = 0; w < 3; ++w) t[w].push_back(ns[w]);
+    static_ratio.push_back(ns[1] / ns[0]);
+    inventory_ratio.push_back(ns[2] / ns[0]);
+  }
+  state.counters["direct_ns"] = median(t[0]);
+  state.counters["static_ns"] = median(t[1]);
+  state.counters["inventory_ns"] = median(t[2]);
+  state.counters["static_vs_direct_pct"] = (median(static_ratio) - 1) * 100;
+  state.counters["inventory_vs_direct_pct"] = (median(inventory_ratio) - 1) * 100;
+}
+
+}  // namespace
+
+BENCHMARK(BM_paired)->Iterations(20000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_direct);
+BENCHMARK(BM_static);
+BENCHMARK(BM_inventory_virtual);
+BENCHMARK(BM_floor_unchecked);
+
+int main(int argc, char** argv) {
+  setenv("ROSTER_CPU_THREADS", "1", 0);  // keep a value the caller set
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
