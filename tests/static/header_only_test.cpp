@@ -14,8 +14,19 @@
 #include <type_traits>
 #include <vector>
 
+// The CPU header registers itself already; the bridge macro on top is harmless.
+ROSTER_REGISTER_STATIC_BACKEND(roster::cpu::backend);
+
 namespace {
 using registry = roster::static_registry<roster::cpu::backend>;
+}
+
+TEST(StaticHeaderOnly, BothViewsListTheCpuBackendOnce) {
+  const auto entries = roster::registered_backends();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].id(), registry::ids()[0]);
+  EXPECT_EQ(entries[0].rank, registry::ranks()[0]);
+  EXPECT_TRUE(roster::check_backends().has_value());
 }
 
 TEST(StaticHeaderOnly, FindsTheCpuBackendAtCompileTime) {
