@@ -94,13 +94,15 @@ double median(std::vector<double> v) {
 }
 
 // Paired: each iteration runs one batch of each way, in rotating order, so
-// drift in the machine (frequency, neighbours) hits all three alike; the
+// drift in the machine (frequency, neighbours) hits all ways alike; the
 // counters are the medians of the per-round ratios to the direct batch.
 void BM_paired(benchmark::State& state) {
   constexpr int batch = 64;
   auto direct = roster::cpu::backend::open(0);
   auto stat = registry::open<"cpu">();
   auto inv = roster::acquire("cpu");
+  auto bare = roster::cpu::backend::open(0);
+  if (!bare) return report_failure(state, bare.error());
   if (!direct) return report_failure(state, direct.error());
   if (!stat) return report_failure(state, stat.error());
   if (!inv) return report_failure(state, inv.error());
@@ -108,8 +110,9 @@ void BM_paired(benchmark::State& state) {
   auto& sd = **stat;
   roster::device& vd = **inv;
   benchmark::DoNotOptimize(&vd);
-  roster::buffer a, b, c;
-  const auto pd = fill_program(dd, a), ps = fill_program(sd, b), pv = fill_program(vd, c);
+  roster::cpu::device& fd = **bare;
+  roster::buffer a, b, c, f;
+  const auto pd = fill_program(dd, a), ps = fill_program(sd, b), pv = fill_program(vd, c), pf = fill_program(fd, f);
   auto time = [&](int way) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < batch; ++i) {
@@ -119,31 +122,38 @@ void BM_paired(benchmark::State& state) {
       } else if (way == 1) {
         auto ok = roster::dispatch_static(sd, ps);
         benchmark::DoNotOptimize(ok);
-      } else {
+      } else if (way == 2) {
         auto ok = vd.dispatch(pv);
+        benchmark::DoNotOptimize(ok);
+      } else {
+        auto ok = fd.dispatch_steps(pf.steps());
         benchmark::DoNotOptimize(ok);
       }
     }
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / batch;
   };
-  std::vector<double> t[3], static_ratio, inventory_ratio;
+  constexpr int ways = 4;
+  std::vector<double> t[ways], static_ratio, inventory_ratio, floor_ratio;
   int round = 0;
   for (auto _ : state) {
-    double ns[3];
-    for (int k = 0; k < 3; ++k) {
-      const int way = (round + k) % 3;
+    double ns[ways];
+    for (int k = 0; k < ways; ++k) {
+      const int way = (round + k) % ways;
       ns[way] = time(way);
     }
     ++round;
-    for (int w = 0; w < 3; ++w) t[w].push_back(ns[w]);
+    for (int w = 0; w < ways; ++w) t[w].push_back(ns[w]);
     static_ratio.push_back(ns[1] / ns[0]);
     inventory_ratio.push_back(ns[2] / ns[0]);
+    floor_ratio.push_back(ns[3] / ns[0]);
   }
   state.counters["direct_ns"] = median(t[0]);
   state.counters["static_ns"] = median(t[1]);
   state.counters["inventory_ns"] = median(t[2]);
+  state.counters["floor_ns"] = median(t[3]);
   state.counters["static_vs_direct_pct"] = (median(static_ratio) - 1) * 100;
   state.counters["inventory_vs_direct_pct"] = (median(inventory_ratio) - 1) * 100;
+  state.counters["floor_vs_direct_pct"] = (median(floor_ratio) - 1) * 100;
 }
 
 }  // namespace
