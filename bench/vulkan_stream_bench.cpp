@@ -149,8 +149,11 @@ int main(int argc, char** argv) {
                      vk_adapter.type == roster::device_type::integrated_gpu
                  ? std::size_t{1} << 28
                  : std::size_t{1} << 20;
-  std::printf("vulkan %s: %s, driver %s; n = %zu, median of %d timed runs\n", opts.vulkan.c_str(),
-              vk_adapter.name.c_str(), vk_adapter.driver_version.c_str(), opts.n, opts.runs);
+  std::printf("vulkan %s: %s (%s, %s, pci %s, %.1f GiB), driver %s; n = %zu, median of %d timed runs\n",
+              opts.vulkan.c_str(), vk_adapter.name.c_str(), std::string(roster::to_string(vk_adapter.type)).c_str(),
+              vk_adapter.uuid_string().c_str(), vk_adapter.pci_address.empty() ? "-" : vk_adapter.pci_address.c_str(),
+              static_cast<double>(vk_adapter.memory_bytes) / (1 << 30), vk_adapter.driver_version.c_str(), opts.n,
+              opts.runs);
 
   // Allocate and initialise every set up front (one type per device at a
   // time would also do; 2^28 doubles x 3 is 6 GiB, well within an H200).
@@ -192,15 +195,15 @@ int main(int argc, char** argv) {
 
   // The table: Vulkan beside the CUDA baseline, ratio, within 5%?
   const bool have_cuda = devices.size() > 1;
-  std::printf("\n| n = %zu | op | vulkan GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | vulkan/cuda |" : "");
+  std::printf("\n| type (n = %zu) | op | vulkan GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | vulkan/cuda |" : "");
   std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
   int slower = 0;
   for (auto t : {roster::element_type::f32, roster::element_type::f64})
     for (auto o : stream_ops) {
       auto v = results.find(key("vulkan", t, o));
       if (v == results.end()) continue;
-      std::printf("| %s | %s | %.0f |", std::string(roster::to_string(t)).c_str(),
-                  std::string(roster::to_string(o)).c_str(), v->second.gbs);
+      std::printf(v->second.gbs < 100 ? "| %s | %s | %.2f |" : "| %s | %s | %.0f |",
+                  std::string(roster::to_string(t)).c_str(), std::string(roster::to_string(o)).c_str(), v->second.gbs);
       if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
         const double ratio = v->second.gbs / c->second.gbs;
         if (ratio < 0.95) ++slower;
