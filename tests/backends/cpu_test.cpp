@@ -1,0 +1,221 @@
+// The CPU backend's own behaviour: thread count and its errors, the adapter's
+// identity, aligned memory, native grid sync, and dot's stated accuracy.
+#include <roster/backends/cpu.hpp>
+#include <roster/roster.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+void expect_fix(const roster::error& e) {
+  EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();
+  EXPECT_FALSE(e.fix().empty()) << e.message();
+}
+
+// Sets ROSTER_CPU_THREADS for one scope, restoring the old value.
+struct scoped_threads {
+  explicit scoped_threads(const char* value) {
+    if (const char* old = std::getenv("ROSTER_CPU_THREADS")) saved = old;
+    if (value != nullptr) setenv("ROSTER_CPU_THREADS", value, 1);
+    else unsetenv("ROSTER_CPU_THREADS");
+  }
+  ~scoped_threads() {
+    if (saved) setenv("ROSTER_CPU_THREADS", saved->c_str(), 1);
+    else unsetenv("ROSTER_CPU_THREADS");
+  }
+  std::optional<std::string> saved;
+};
+
+TEST(cpu_threads, bad_values_are_errors_from_open) {
+  for (const char* bad : {"abc", "0", "-1", "", " ", "4x", "1.5", "+2", "99999999999999999999", "5000"}) {
+    SCOPED_TRACE(std::string("ROSTER_CPU_THREADS='") + bad + "'");
+    scoped_threads env(bad);
+    auto d = roster::acquire("cpu");
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().code(), roster::errc::invalid_argument);
+    EXPECT_NE(d.error().message().find("ROSTER_CPU_THREADS"), std::string::npos) << d.error().message();
+    expect_fix(d.error());
+    auto listed = roster::cpu::backend::enumerate();
+    ASSERT_FALSE(listed);
+    expect_fix(listed.error());
+  }
+}
+
+TEST(cpu_threads, good_values_set_the_thread_count) {
+  for (auto [text, want] : {std::pair{"1", 1u}, std::pair{"3", 3u}, std::pair{" 2 ", 2u}, std::pair{"007", 7u}}) {
+    scoped_threads env(text);
+    auto d = roster::cpu::backend::open(0);
+    ASSERT_TRUE(d) << d.error().message();
+    EXPECT_EQ((*d)->threads(), want);
+    EXPECT_EQ((*d)->adapter().compute_units, want);
+  }
+}
+
+TEST(cpu_threads, unset_means_hardware_concurrency) {
+  scoped_threads env(nullptr);
+  auto n = roster::cpu::thread_count();
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, std::max(1u, std::thread::hardware_concurrency()));
+}
+
+TEST(cpu_adapter, identity_read_from_the_system) {
+  auto list = roster::cpu::backend::enumerate();
+  ASSERT_TRUE(list) << list.error().message();
+  ASSERT_EQ(list->size(), 1u);
+  const auto& a = list->front();
+  EXPECT_EQ(a.backend, "cpu");
+  EXPECT_EQ(a.ordinal, 0u);
+  EXPECT_EQ(a.spec(), "cpu:0");
+  EXPECT_EQ(a.type, roster::device_type::cpu);
+  EXPECT_FALSE(a.name.empty());
+  EXPECT_GT(a.memory_bytes, std::uint64_t{1} << 26);
+  EXPECT_TRUE(a.pci_address.empty());
+  EXPECT_TRUE(a.native_grid_sync);
+  EXPECT_EQ(a.ops, roster::op_set::all());
+  // Stable: the same UUID on every call (a hash of /etc/machine-id, or zero).
+  auto again = roster::cpu::backend::enumerate();
+  EXPECT_EQ(again->front().uuid, a.uuid);
+  std::ifstream id("/etc/machine-id");
+  std::string text;
+  if (id >> text) {
+    EXPECT_TRUE(a.has_uuid());
+    EXPECT_EQ(a.uuid[6] >> 4, 8);  // version 8
+  } else {
+    EXPECT_FALSE(a.has_uuid());
+  }
+  auto d = roster::acquire("cpu");
+  ASSERT_TRUE(d);
+  EXPECT_EQ((*d)->adapter().uuid, a.uuid);
+  EXPECT_EQ((*d)->adapter().name, a.name);
+}
+
+TEST(cpu_device, native_grid_sync_means_no_split_unless_forced) {
+  auto native = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
+  ASSERT_TRUE(native);
+  EXPECT_TRUE((*native)->caps().native_grid_sync);
+  EXPECT_NE(dynamic_cast<roster::cpu::device*>(native->get()), nullptr);
+  auto split = roster::acquire("cpu", {.force_split = true});
+  ASSERT_TRUE(split);
+  EXPECT_FALSE((*split)->caps().native_grid_sync);
+  EXPECT_NE(dynamic_cast<roster::grid_sync_split<roster::device>*>(split->get()), nullptr);
+}
+
+TEST(cpu_device, buffers_are_64_byte_aligned_and_zeroed) {
+  auto d = roster::cpu::backend::open(0);
+  ASSERT_TRUE(d);
+  for (std::size_t n : {1, 3, 17, 1000, 100003}) {
+    auto f = (*d)->allocate<float>(n);
+    auto g = (*d)->allocate<double>(n);
+    ASSERT_TRUE(f && g);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>((*d)->address(*f)) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>((*d)->address(*g)) % 64, 0u);
+    std::vector<double> host(n, 1.0);
+    ASSERT_TRUE((*d)->download(*g, std::span<double>(host)));
+    for (double x : host) ASSERT_EQ(x, 0.0);
+  }
+  auto released = *(*d)->allocate<float>(4);
+  ASSERT_TRUE((*d)->release(released));
+  EXPECT_EQ((*d)->address(released), nullptr);
+}
+
+TEST(cpu_device, runs_on_many_threads_with_odd_sizes) {
+  scoped_threads env("7");
+  auto d = roster::acquire("cpu");
+  ASSERT_TRUE(d);
+  for (std::size_t n : {1, 5, 2048 * 7 - 1, 2048 * 7 + 1, 100003}) {
+    auto a = *(*d)->allocate<double>(n), b = *(*d)->allocate<double>(n), r = *(*d)->allocate<double>(1);
+    roster::program p;
+    p.fill(a, 1.5).fill(b, 2).grid_sync().dot(r, a, b);
+    ASSERT_TRUE((*d)->dispatch(p));
+    std::vector<double> got(1);
+    ASSERT_TRUE((*d)->download(r, std::span<double>(got)));
+    EXPECT_EQ(got[0], 3.0 * static_cast<double>(n));
+  }
+}
+
+// The CPU backend's dot accumulates in double, for float buffers too:
+//   |dot - exact| <= n * 2^-53 * sum |a_i b_i|  (+ 2^-24 |exact| for the final rounding to float).
+TEST(cpu_dot, float_dot_accumulates_in_double) {
+  auto d = roster::acquire("cpu");
+  ASSERT_TRUE(d);
+  const std::size_t n = (std::size_t{1} << 16) + 7;
+  std::vector<float> a(n, 1.0f), b(n, 1.0f);
+  a[0] = 16777216.0f;  // 2^24: a float accumulator would drop every later 1
+  auto da = *(*d)->allocate<float>(n), db = *(*d)->allocate<float>(n), r = *(*d)->allocate<float>(1);
+  ASSERT_TRUE((*d)->upload(da, std::span<const float>(a)));
+  ASSERT_TRUE((*d)->upload(db, std::span<const float>(b)));
+  roster::program p;
+  p.dot(r, da, db);
+  ASSERT_TRUE((*d)->dispatch(p));
+  std::vector<float> got(1);
+  ASSERT_TRUE((*d)->download(r, std::span<float>(got)));
+  EXPECT_EQ(got[0], 16777216.0f + static_cast<float>(n - 1));
+}
+
+template <class T>
+void dot_meets_stated_bound() {
+  auto d = roster::acquire("cpu");
+  ASSERT_TRUE(d);
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (std::size_t n : {1, 2, 3, 1000, (1 << 16) + 7, 1 << 20}) {
+    std::vector<T> a(n), b(n);
+    for (auto& x : a) x = static_cast<T>(dist(rng));
+    for (auto& x : b) x = static_cast<T>(dist(rng));
+    auto da = *(*d)->allocate<T>(n), db = *(*d)->allocate<T>(n), r = *(*d)->allocate<T>(1);
+    ASSERT_TRUE((*d)->upload(da, std::span<const T>(a)));
+    ASSERT_TRUE((*d)->upload(db, std::span<const T>(b)));
+    roster::program p;
+    p.dot(r, da, db);
+    ASSERT_TRUE((*d)->dispatch(p));
+    std::vector<T> got(1);
+    ASSERT_TRUE((*d)->download(r, std::span<T>(got)));
+    long double exact = 0, mag = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exact += static_cast<long double>(a[i]) * b[i];
+      mag += std::fabs(static_cast<long double>(a[i]) * b[i]);
+    }
+    const double u = std::ldexp(1.0, -53);
+    const double final_rounding = std::is_same_v<T, float> ? std::ldexp(1.0, -24) : 0.0;
+    const double bound = static_cast<double>(n) * u * static_cast<double>(mag) * 1.01 +
+                         final_rounding * std::fabs(static_cast<double>(exact));
+    EXPECT_LE(std::fabs(static_cast<double>(got[0]) - static_cast<double>(exact)), bound) << "n = " << n;
+    for (auto x : {da, db, r}) ASSERT_TRUE((*d)->release(x));
+  }
+}
+TEST(cpu_dot, float_meets_stated_bound) { dot_meets_stated_bound<float>(); }
+TEST(cpu_dot, double_meets_stated_bound) { dot_meets_stated_bound<double>(); }
+
+TEST(cpu_device, dispatch_from_several_threads_is_serialised) {
+  auto d = roster::acquire("cpu");
+  ASSERT_TRUE(d);
+  const std::size_t n = 50000;
+  std::vector<std::thread> users;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    users.emplace_back([&, t] {
+      auto a = *(*d)->allocate<double>(n), r = *(*d)->allocate<double>(1);
+      roster::program p;
+      p.fill(a, t + 1).grid_sync().dot(r, a, a);
+      for (int k = 0; k < 20; ++k) {
+        if (!(*d)->dispatch(p)) return;
+        std::vector<double> got(1);
+        if (!(*d)->download(r, std::span<double>(got))) return;
+        if (got[0] != (t + 1.0) * (t + 1.0) * n) return;
+      }
+      ok[t] = 1;
+    });
+  for (auto& u : users) u.join();
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t;
+}
+
+}  // namespace
