@@ -187,7 +187,8 @@ void BM_dispatch_host_cost(benchmark::State& state) {
   void* argv[] = {&args};
   const void* kernel = roster::cuda::detail::stream_kernel(roster::cuda::detail::k_copy, false);
   auto stream = static_cast<cudaStream_t>(st.dev->native_stream());
-  const int grid = 1;  // what roster's grid fitting picks for 1,024 floats
+  // The grid roster's dispatch picks for 1,024 floats.
+  const int grid = roster::cuda::detail::stream_grid(1024, false, 1);
   state.SetLabel(bare ? "bare cudaLaunchKernel (baseline)" : "roster dispatch");
   std::int64_t i = 0;
   for (auto _ : state) {

@@ -80,12 +80,20 @@ std::string read_line(const std::string& path) {
 // Returns the driver's own version ("580.159.04") from /proc, or "".
 std::string kernel_driver_version() {
   const std::string line = read_line("/proc/driver/nvidia/version");
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..."
-  auto at = line.find("Kernel Module");
-  if (at == std::string::npos) return {};
-  at = line.find_first_not_of(' ', at + 13);
-  if (at == std::string::npos) return {};
-  return line.substr(at, line.find(' ', at) - at);
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
+  // (older drivers: "... x86_64 Kernel Module  580.159.04  Thu ..."): the first dotted number.
+  std::size_t at = line.find("Module");
+  while (at != std::string::npos && at < line.size()) {
+    const std::size_t begin = line.find_first_not_of(' ', at);
+    if (begin == std::string::npos) break;
+    const std::size_t end = std::min(line.find(' ', begin), line.size());
+    const std::string word = line.substr(begin, end - begin);
+    if (!word.empty() && word.find('.') != std::string::npos &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
+    at = end;
+  }
+  return {};
 }
 
 expected<adapter_info> describe_adapter(int ordinal) {
@@ -407,7 +415,7 @@ expected<void> device::run(std::span<const step> steps) {
     const kstep k = kstep_of(*only);
     const std::uint64_t n = length_of(*only);
     if (only->op != op::dot)
-      return launched(detail::launch_stream(k, n, f64, fit(grid_stream_[f64][k.op], n, f64), stream),
+      return launched(detail::launch_stream(k, n, f64, detail::stream_grid(n, f64, grid_stream_[f64][k.op]), stream),
                       "an element-wise kernel", false);
     if (mode_ == grid_sync_mode::native)
       return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),

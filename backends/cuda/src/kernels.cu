@@ -20,32 +20,48 @@ struct pack {
   T v[width];
 };
 
-// Loads vector i of p; CS asks for the streaming (evict-first) cache policy.
-template <class T, bool CS>
+// Cache hints for the fast path's loads and stores.
+enum hint : int {
+  plain = 0,
+  streaming = 1,  // ld/st .cs: evict first
+  prefetch = 2,   // ld .L2::256B: fetch the whole 256-byte L2 sector group
+};
+
+// Loads vector i of p with a cache hint H.
+template <class T, int H>
 __device__ __forceinline__ pack<T> load(const void* p, std::size_t i) {
   pack<T> r;
   if constexpr (sizeof(T) == 4) {
     const float4* q = static_cast<const float4*>(p) + i;
-    float4 x = CS ? __ldcs(q) : *q;
+    float4 x;
+    if constexpr (H == streaming) x = __ldcs(q);
+    else if constexpr (H == prefetch)
+      asm volatile("ld.global.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
+                   : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w) : "l"(q));
+    else x = *q;
     r.v[0] = x.x, r.v[1] = x.y, r.v[2] = x.z, r.v[3] = x.w;
   } else {
     const double2* q = static_cast<const double2*>(p) + i;
-    double2 x = CS ? __ldcs(q) : *q;
+    double2 x;
+    if constexpr (H == streaming) x = __ldcs(q);
+    else if constexpr (H == prefetch)
+      asm volatile("ld.global.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(x.x), "=d"(x.y) : "l"(q));
+    else x = *q;
     r.v[0] = x.x, r.v[1] = x.y;
   }
   return r;
 }
 
-template <class T, bool CS>
+template <class T, int H>
 __device__ __forceinline__ void store(void* p, std::size_t i, const pack<T>& r) {
   if constexpr (sizeof(T) == 4) {
     float4* q = static_cast<float4*>(p) + i;
     float4 x = make_float4(r.v[0], r.v[1], r.v[2], r.v[3]);
-    if (CS) __stcs(q, x); else *q = x;
+    if (H == streaming) __stcs(q, x); else *q = x;
   } else {
     double2* q = static_cast<double2*>(p) + i;
     double2 x = make_double2(r.v[0], r.v[1]);
-    if (CS) __stcs(q, x); else *q = x;
+    if (H == streaming) __stcs(q, x); else *q = x;
   }
 }
 
@@ -91,7 +107,7 @@ __device__ __forceinline__ void final_sum(const double* partials, int count, voi
 
 // One element-wise op over n elements: U vectors per thread per iteration,
 // all loaded before any is used, grid-stride over the rest.
-template <class T, int OP, bool CS, int U>
+template <class T, int OP, int CS, int U>
 __global__ void __launch_bounds__(block_threads) stream_k(stream_args a) {
   constexpr int W = pack<T>::width;
   const T s = static_cast<T>(a.scalar);
@@ -131,7 +147,7 @@ __global__ void __launch_bounds__(block_threads) stream_k(stream_args a) {
 }
 
 // This thread's share of sum(a[i] * b[i]), in double.
-template <class T, bool CS, int U>
+template <class T, int CS, int U>
 __device__ __forceinline__ double dot_share(const void* pa, const void* pb, std::size_t n) {
   constexpr int W = pack<T>::width;
   const std::size_t nvec = n / W;
@@ -162,7 +178,7 @@ __device__ __forceinline__ double dot_share(const void* pa, const void* pb, std:
   return sum;
 }
 
-template <class T, bool CS>
+template <class T, int CS>
 __global__ void __launch_bounds__(block_threads) dot_coop_k(stream_args a, double* partials) {
   const double b = block_sum(dot_share<T, CS, 4>(a.in1, a.in2, a.n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
@@ -170,7 +186,7 @@ __global__ void __launch_bounds__(block_threads) dot_coop_k(stream_args a, doubl
   if (blockIdx.x == 0) final_sum<T>(partials, gridDim.x, a.out);
 }
 
-template <class T, bool CS>
+template <class T, int CS>
 __global__ void __launch_bounds__(block_threads) dot_partial_k(stream_args a, double* partials) {
   const double b = block_sum(dot_share<T, CS, 4>(a.in1, a.in2, a.n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
@@ -190,16 +206,16 @@ __device__ __forceinline__ void step_vec(const kstep& st, T s, std::size_t i0, s
   const int op = st.op;
   pack<T> x0{}, x1{}, y0{}, y1{}, o0{}, o1{};
   if (op != k_fill) {
-    x0 = load<T, false>(st.in1, i0);
-    if (has1) x1 = load<T, false>(st.in1, i1);
+    x0 = load<T, plain>(st.in1, i0);
+    if (has1) x1 = load<T, plain>(st.in1, i1);
   }
   if (op == k_add || op == k_triad || op == k_nstream || op == k_dot) {
-    y0 = load<T, false>(st.in2, i0);
-    if (has1) y1 = load<T, false>(st.in2, i1);
+    y0 = load<T, plain>(st.in2, i0);
+    if (has1) y1 = load<T, plain>(st.in2, i1);
   }
   if (op == k_nstream) {
-    o0 = load<T, false>(st.out, i0);
-    if (has1) o1 = load<T, false>(st.out, i1);
+    o0 = load<T, plain>(st.out, i0);
+    if (has1) o1 = load<T, plain>(st.out, i1);
   }
   constexpr int W = pack<T>::width;
   pack<T> r0, r1;
@@ -224,8 +240,8 @@ __device__ __forceinline__ void step_vec(const kstep& st, T s, std::size_t i0, s
         acc += static_cast<double>(x0.v[e] * y0.v[e]) + static_cast<double>(x1.v[e] * y1.v[e]);
       return;
   }
-  store<T, false>(st.out, i0, r0);
-  if (has1) store<T, false>(st.out, i1, r1);
+  store<T, plain>(st.out, i0, r0);
+  if (has1) store<T, plain>(st.out, i1, r1);
 }
 
 template <class T>
@@ -295,21 +311,24 @@ __global__ void __launch_bounds__(block_threads) program_split_k(const __grid_co
 
 // ---- launch helpers --------------------------------------------------------------
 
-// The fast path's shapes, picked at run time for tuning (ROSTER_CUDA_VARIANT):
-// 0: 4 vectors per thread; 1: the same with the streaming cache policy;
-// 2: 2 vectors per thread; 3: 8 vectors per thread.
+// The fast path's shapes, picked at run time for tuning (ROSTER_CUDA_VARIANT).
+// Persistent grids (the blocks resident at once, grid-stride): 0: 4 vectors
+// per thread per iteration; 1: the same with the streaming cache policy;
+// 2: 2 vectors; 3: 8 vectors. Full grids (one block per 256 x U vectors, as
+// BabelStream sizes its grid): 4: U = 1; 5: U = 2; 6: U = 4; 7: U = 1 with
+// the streaming policy; 8: U = 1 with 256-byte L2 prefetch; 9: U = 2, prefetch.
 int g_variant = 0;
+constexpr int variant_count = 10;
 
-template <int V> struct shape;
-template <> struct shape<0> { static constexpr bool cs = false; static constexpr int unroll = 4; };
-template <> struct shape<1> { static constexpr bool cs = true; static constexpr int unroll = 4; };
-template <> struct shape<2> { static constexpr bool cs = false; static constexpr int unroll = 2; };
-template <> struct shape<3> { static constexpr bool cs = false; static constexpr int unroll = 8; };
+// hint, vectors per thread per iteration, full grid.
+constexpr int hint_of[variant_count] = {plain, streaming, plain, plain, plain, plain, plain, streaming, prefetch, prefetch};
+constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2};
+constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true, true, true, true};
 
 template <class T, int V>
 const void* stream_kernel_v(int op) {
-  constexpr bool cs = shape<V>::cs;
-  constexpr int u = shape<V>::unroll;
+  constexpr int cs = hint_of[V];
+  constexpr int u = unroll_of[V];
   switch (op) {
     case k_fill: return reinterpret_cast<const void*>(&stream_k<T, k_fill, cs, u>);
     case k_copy: return reinterpret_cast<const void*>(&stream_k<T, k_copy, cs, u>);
@@ -327,16 +346,28 @@ const void* stream_kernel_of(int op) {
     case 1: return stream_kernel_v<T, 1>(op);
     case 2: return stream_kernel_v<T, 2>(op);
     case 3: return stream_kernel_v<T, 3>(op);
+    case 4: return stream_kernel_v<T, 4>(op);
+    case 5: return stream_kernel_v<T, 5>(op);
+    case 6: return stream_kernel_v<T, 6>(op);
+    case 7: return stream_kernel_v<T, 7>(op);
+    case 8: return stream_kernel_v<T, 8>(op);
+    case 9: return stream_kernel_v<T, 9>(op);
     default: return stream_kernel_v<T, 0>(op);
   }
 }
 
+template <class T, int H>
+const void* dot_kernel_h(bool coop) {
+  return coop ? reinterpret_cast<const void*>(&dot_coop_k<T, H>) : reinterpret_cast<const void*>(&dot_partial_k<T, H>);
+}
+
 template <class T>
 const void* dot_kernel_of(bool coop) {
-  if (g_variant == 1) return coop ? reinterpret_cast<const void*>(&dot_coop_k<T, true>)
-                                  : reinterpret_cast<const void*>(&dot_partial_k<T, true>);
-  return coop ? reinterpret_cast<const void*>(&dot_coop_k<T, false>)
-              : reinterpret_cast<const void*>(&dot_partial_k<T, false>);
+  switch (hint_of[g_variant]) {
+    case streaming: return dot_kernel_h<T, streaming>(coop);
+    case prefetch: return dot_kernel_h<T, prefetch>(coop);
+    default: return dot_kernel_h<T, plain>(coop);
+  }
 }
 
 const void* kernel_of(kernel_id k, bool f64) {
@@ -357,7 +388,15 @@ const void* kernel_of(kernel_id k, bool f64) {
 
 }  // namespace
 
-void set_variant(int v) noexcept { g_variant = v >= 0 && v <= 3 ? v : 0; }
+void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 0; }
+
+int stream_grid(std::uint64_t n, bool f64, int resident) noexcept {
+  const std::uint64_t vectors = n / (f64 ? 2 : 4) + 1;  // + 1: the scalar tail needs a block too
+  const std::uint64_t per_block = std::uint64_t{block_threads} * unroll_of[g_variant];
+  const std::uint64_t need = (vectors + per_block - 1) / per_block;
+  if (full_of[g_variant]) return static_cast<int>(need < 0x7fffffffu ? need : 0x7fffffffu);
+  return static_cast<int>(need < static_cast<std::uint64_t>(resident) ? need : resident);
+}
 
 int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept {
   return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, kernel_of(k, f64), block_threads, 0));
