@@ -1,0 +1,315 @@
+// roster-info: the table and JSON structure, the JSON against its schema,
+// exit statuses, and the bench's output, records and chart.
+
+#include "helpers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <roster/tuning.hpp>
+
+#include <regex>
+
+namespace {
+
+using namespace tools_test;
+using nlohmann::json;
+
+// roster-info built with the test backends (toolfake: two adapters; toolbroken: never opens).
+const std::string fake_info = ROSTER_INFO_FAKE;
+// The installed roster-info, with every backend this build has.
+const std::string real_info = ROSTER_INFO_EXE;
+
+json load_schema() { return json::parse(read_text(ROSTER_INFO_SCHEMA)); }
+
+// Runs roster-info with a private cache and no selector or trace from the caller.
+run_result info(const std::string& exe, std::vector<std::string> args, const std::string& cache,
+                std::map<std::string, std::optional<std::string>> env = {}) {
+  args.insert(args.begin(), exe);
+  env.emplace("XDG_CACHE_HOME", cache);
+  env.emplace("ROSTER_DEVICE_SELECTOR", std::nullopt);
+  env.emplace("ROSTER_TRACE", std::nullopt);
+  env.emplace("ROSTER_DEVICE", std::nullopt);
+  return run(args, env);
+}
+
+bool has_row(const std::string& text, const std::string& pattern) {
+  return std::regex_search(text, std::regex("(^|\n)  " + pattern + "\\s*(\n|$)"));
+}
+
+std::size_t find_line(const std::string& text, const std::string& start) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    if (text.compare(at, start.size(), start) == 0) return at;
+    at = nl + 1;
+  }
+  return std::string::npos;
+}
+
+TEST(Schema, ValidatorRejectsWhatTheSchemaForbids) {
+  schema_validator v(load_schema());
+  temp_dir cache;
+  auto r = info(fake_info, {"--json"}, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(v.validate(doc), std::vector<std::string>{});
+  auto broken = doc;
+  broken.erase("backends");
+  EXPECT_FALSE(v.validate(broken).empty());
+  broken = doc;
+  broken["adapters"][0]["memory_bytes"] = "8 GiB";
+  EXPECT_FALSE(v.validate(broken).empty());
+  broken = doc;
+  broken["adapters"][0]["type"] = "gpu";
+  EXPECT_FALSE(v.validate(broken).empty());
+  broken = doc;
+  broken["circuits"][0]["surprise"] = 1;
+  EXPECT_FALSE(v.validate(broken).empty());
+  broken = doc;
+  broken["backends"][0]["error"] = {{"code", "io"}, {"message", "no fix part"}, {"what", "x"}, {"fix", ""}};
+  EXPECT_FALSE(v.validate(broken).empty());
+  broken = doc;
+  broken["adapters"][0]["uuid_short"] = "GPU-xyz";
+  EXPECT_FALSE(v.validate(broken).empty());
+}
+
+TEST(Json, MatchesSchemaAndContent) {
+  temp_dir cache;
+  auto r = info(fake_info, {"--json"}, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json doc = json::parse(r.out);
+  schema_validator v(load_schema());
+  EXPECT_EQ(v.validate(doc), std::vector<std::string>{});
+  // Backends by rank: toolfake (5) before toolbroken (7).
+  std::vector<std::string> ids;
+  for (const auto& b : doc["backends"]) ids.push_back(b["id"]);
+  ASSERT_GE(ids.size(), 2u);
+  EXPECT_EQ(ids[0], "toolfake");
+  EXPECT_EQ(ids[1], "toolbroken");
+  EXPECT_TRUE(doc["backends"][0]["opened"].get<bool>());
+  EXPECT_EQ(doc["backends"][0]["adapters"], 2);
+  EXPECT_FALSE(doc["backends"][1]["opened"].get<bool>());
+  EXPECT_EQ(doc["backends"][1]["error"]["fix"], "install the toolbroken driver");
+  EXPECT_EQ(doc["adapters"][0]["spec"], "toolfake:0");
+  EXPECT_EQ(doc["adapters"][0]["uuid_short"], "GPU-10111213");
+  EXPECT_EQ(doc["adapters"][1]["pci_address"], "0000:00:07.0");
+  EXPECT_EQ(doc["inventory"]["entries"], 2);
+  // Circuits: the two fake GPUs, the first primary, the second auxiliary.
+  ASSERT_GE(doc["circuits"].size(), 2u);
+  EXPECT_EQ(doc["circuits"][0]["role"], "primary");
+  EXPECT_EQ(doc["circuits"][0]["preferred"], "toolfake:0");
+  EXPECT_EQ(doc["circuits"][1]["role"], "auxiliary");
+  EXPECT_EQ(doc["tuning"]["path"], cache.path + "/roster/tuning.json");
+}
+
+TEST(Json, RealBinaryMatchesSchema) {
+  temp_dir cache;
+  auto r = info(real_info, {"--json"}, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  schema_validator v(load_schema());
+  EXPECT_EQ(v.validate(json::parse(r.out)), std::vector<std::string>{});
+}
+
+TEST(Table, HasEverySectionInOrder) {
+  temp_dir cache;
+  auto r = info(fake_info, {}, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string& t = r.out;
+  EXPECT_EQ(t.rfind("roster ", 0), 0u) << t;
+  EXPECT_NE(t.find("first inventory collection took"), std::string::npos);
+  const auto backends = find_line(t, "Backends"), adapters = find_line(t, "Adapters"),
+             circuits = find_line(t, "Circuits"), tuning = find_line(t, "Tuning: ");
+  ASSERT_NE(backends, std::string::npos) << t;
+  ASSERT_NE(adapters, std::string::npos) << t;
+  ASSERT_NE(circuits, std::string::npos) << t;
+  ASSERT_NE(tuning, std::string::npos) << t;
+  EXPECT_LT(backends, adapters);
+  EXPECT_LT(adapters, circuits);
+  EXPECT_LT(circuits, tuning);
+  // Column headers.
+  EXPECT_TRUE(has_row(t, "rank +backend +capability +status +adapters")) << t;
+  EXPECT_NE(t.find("  spec  "), std::string::npos);
+  EXPECT_NE(t.find("name"), std::string::npos);
+  EXPECT_NE(t.find("pci"), std::string::npos);
+  EXPECT_NE(t.find("memory"), std::string::npos);
+  EXPECT_NE(t.find("driver"), std::string::npos);
+  EXPECT_TRUE(has_row(t, "spec +name +type +uuid +pci +memory +driver +triad")) << t;
+  EXPECT_TRUE(has_row(t, "# +role +preferred +adapters +type +name")) << t;
+  // The broken backend shows its error and its Fix.
+  const std::string backends_part = t.substr(backends, adapters - backends);
+  EXPECT_TRUE(has_row(backends_part, "5 +toolfake +dispatches +opened +2")) << backends_part;
+  EXPECT_TRUE(has_row(backends_part, "7 +toolbroken +dispatches +not opened +1")) << backends_part;
+  EXPECT_NE(backends_part.find("toolbroken: toolbroken: no usable driver (test)"), std::string::npos);
+  EXPECT_NE(backends_part.find("Fix: install the toolbroken driver"), std::string::npos);
+  // Each adapter row: spec, name, type, short UUID, PCI, memory, driver.
+  const std::string adapters_part = t.substr(adapters, circuits - adapters);
+  EXPECT_TRUE(has_row(adapters_part, "toolfake:0 +Fake GPU 0 +discrete +GPU-10111213 +0000:00:06\\.0 +8\\.0 GiB +580\\.1 +-"))
+      << adapters_part;
+  EXPECT_TRUE(has_row(adapters_part, "toolbroken:0 +Fake GPU 0 +other +- +- +8\\.0 GiB +580\\.1 +-")) << adapters_part;
+  const std::string circuits_part = t.substr(circuits, tuning - circuits);
+  EXPECT_TRUE(has_row(circuits_part, "0 +primary +toolfake:0 +toolfake:0 +discrete +Fake GPU 0")) << circuits_part;
+  EXPECT_TRUE(has_row(circuits_part, "1 +auxiliary +toolfake:1 +toolfake:1 +discrete +Fake GPU 1")) << circuits_part;
+}
+
+TEST(Table, RealBinaryPrintsEverySection) {
+  temp_dir cache;
+  auto r = info(real_info, {}, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"Backends", "Adapters", "Circuits"}) EXPECT_NE(find_line(r.out, s), std::string::npos) << s;
+}
+
+TEST(Table, HonoursTheSelector) {
+  temp_dir cache;
+  auto r = info(fake_info, {"--json"}, cache.path, {{"ROSTER_DEVICE_SELECTOR", "toolfake:1"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["selector"], "toolfake:1");
+  ASSERT_EQ(doc["circuits"].size(), 1u);
+  EXPECT_EQ(doc["circuits"][0]["preferred"], "toolfake:1");
+  for (const auto& a : doc["adapters"]) EXPECT_EQ(a["selected"].get<bool>(), a["spec"] == "toolfake:1") << a["spec"];
+  auto t = info(fake_info, {}, cache.path, {{"ROSTER_DEVICE_SELECTOR", "toolfake:1"}});
+  EXPECT_NE(t.out.find("dropped by ROSTER_DEVICE_SELECTOR: toolfake:0"), std::string::npos) << t.out;
+  // A malformed selector is a warning with its Fix, not a usage error.
+  auto bad = info(fake_info, {"--json"}, cache.path, {{"ROSTER_DEVICE_SELECTOR", "cuda:zz:q"}});
+  EXPECT_EQ(bad.status, 0);
+  json warned = json::parse(bad.out);
+  ASSERT_FALSE(warned["warnings"].empty());
+  EXPECT_FALSE(warned["warnings"][0]["fix"].get<std::string>().empty());
+}
+
+TEST(Table, HonoursTrace) {
+  temp_dir cache;
+  auto r = info(fake_info, {}, cache.path, {{"ROSTER_TRACE", "1"}});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("toolfake:0"), std::string::npos) << r.err;
+  auto quiet = info(fake_info, {}, cache.path);
+  EXPECT_EQ(quiet.err, "");
+}
+
+TEST(Exit, RequireSucceedsOnlyWhenTheBackendOpens) {
+  temp_dir cache;
+  EXPECT_EQ(info(fake_info, {"--require", "toolfake"}, cache.path).status, 0);
+  EXPECT_EQ(info(fake_info, {"--require", "TOOLFAKE", "--json"}, cache.path).status, 0);
+  auto broken = info(fake_info, {"--require", "toolbroken"}, cache.path);
+  EXPECT_EQ(broken.status, 3);
+  EXPECT_NE(broken.err.find("Fix: install the toolbroken driver"), std::string::npos) << broken.err;
+  EXPECT_NE(broken.out.find("Backends"), std::string::npos);  // the report is still printed
+  auto missing = info(fake_info, {"--require", "cuda"}, cache.path);
+  EXPECT_EQ(missing.status, 3);
+  EXPECT_NE(missing.err.find("Fix: "), std::string::npos);
+  EXPECT_EQ(info(fake_info, {"--require", "toolfake", "--require", "nosuch"}, cache.path).status, 3);
+  // Without --require a backend that does not open is not a failure.
+  EXPECT_EQ(info(fake_info, {}, cache.path).status, 0);
+}
+
+TEST(Exit, UsageErrorsAreTwo) {
+  temp_dir cache;
+  EXPECT_EQ(info(fake_info, {"--bogus"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"extra"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"--require"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"bench", "--size", "lots"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"bench", "--size", "0"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"bench", "--reps", "0"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"bench", "--adapter", ":1"}, cache.path).status, 2);
+  EXPECT_EQ(info(fake_info, {"bench", "--adapter", "nosuch:0"}, cache.path).status, 2);
+  auto help = info(fake_info, {"--help"}, cache.path);
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("--require"), std::string::npos);
+  EXPECT_EQ(info(fake_info, {"bench", "--help"}, cache.path).status, 0);
+}
+
+TEST(Exit, CorruptTuningFileIsAWarningNotAFailure) {
+  temp_dir cache;
+  std::filesystem::create_directories(cache.path + "/roster");
+  write_text(cache.path + "/roster/tuning.json", "{\"format\": \"roster-tuning\", \"vers");
+  auto r = info(fake_info, {}, cache.path);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("warning: " + cache.path + "/roster/tuning.json: tuning file: not valid JSON"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("Fix: delete the file"), std::string::npos);
+  auto j = info(fake_info, {"--json"}, cache.path);
+  EXPECT_EQ(j.status, 0);
+  json doc = json::parse(j.out);
+  ASSERT_FALSE(doc["warnings"].empty());
+  EXPECT_EQ(doc["warnings"][0]["code"], "io");
+  // The bench replaces it, after saying so.
+  auto b = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path);
+  EXPECT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(b.err.find("it is replaced now"), std::string::npos) << b.err;
+  EXPECT_TRUE(roster::load_tuning(cache.path + "/roster/tuning.json"));
+}
+
+TEST(Bench, PlainLinesTableRecordsAndChart) {
+  temp_dir cache;
+  const std::string svg = cache.path + "/chart.svg";
+  auto r = info(fake_info, {"bench", "--adapter", "toolfake:0", "--adapter", "toolfake:1", "--size", "4K", "--reps",
+                            "3", "--svg", svg},
+                cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Not a terminal: one plain line per figure, no progress bar.
+  EXPECT_EQ(r.out.find('\r'), std::string::npos);
+  for (const char* type : {"float", "double"})
+    for (const char* op : {"copy", "mul", "add", "triad", "dot"})
+      EXPECT_NE(find_line(r.out, std::string("toolfake:0 ") + type + " " + op + ": "), std::string::npos)
+          << type << " " << op << "\n" << r.out;
+  EXPECT_NE(find_line(r.out, "toolfake:0 grid sync: native "), std::string::npos) << r.out;
+  EXPECT_NE(find_line(r.out, "toolfake:1 grid sync: no native grid sync"), std::string::npos) << r.out;
+  // The GB/s table and the native-vs-split table.
+  EXPECT_NE(find_line(r.out, "GB/s, median of 3 reps, 4096 elements per array"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("adapter      type         copy       mul       add     triad       dot"), std::string::npos);
+  EXPECT_TRUE(has_row(r.out, "toolfake:0 +double( +[0-9.]+){5}")) << r.out;
+  EXPECT_TRUE(has_row(r.out, "toolfake:0 +[0-9.]+ [mun]?s +[0-9.]+ [mun]?s +(native|split)")) << r.out;
+  EXPECT_NE(find_line(r.out, "Grid sync, program triad; grid_sync; dot (median)"), std::string::npos);
+  // Tuning records for both adapters, keyed by backend, UUID and driver.
+  auto file = roster::load_tuning(cache.path + "/roster/tuning.json");
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_EQ(file->records.size(), 2u);
+  const auto& rec = file->records[0];
+  EXPECT_EQ(rec.backend, "toolfake");
+  EXPECT_EQ(rec.device, "GPU-10111213-1415-1617-1819-1a1b1c1d1e1f");
+  EXPECT_EQ(rec.driver_version, "580.1");
+  EXPECT_EQ(rec.elements, 4096u);
+  EXPECT_EQ(rec.figures.size(), 10u);
+  EXPECT_TRUE(rec.native_sync_ns && rec.split_sync_ns);
+  EXPECT_FALSE(file->records[1].native_sync_ns);
+  // The chart: an SVG with a bar per figure.
+  const std::string s = read_text(svg);
+  EXPECT_EQ(s.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_NE(s.find("</svg>"), std::string::npos);
+  std::size_t bars = 0;
+  for (std::size_t at = 0; (at = s.find("<title>", at)) != std::string::npos; ++at) ++bars;
+  EXPECT_EQ(bars, 20u);
+  EXPECT_NE(s.find("<title>toolfake:1 double triad: "), std::string::npos);
+  // The records now show in the report.
+  auto report = info(fake_info, {"--json"}, cache.path);
+  json doc = json::parse(report.out);
+  EXPECT_TRUE(doc["adapters"][0]["triad_gbps"].is_number());
+  EXPECT_EQ(doc["tuning"]["records"], 2);
+}
+
+TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
+  temp_dir cache;
+  auto r = info(fake_info, {"bench", "--adapter", "toolbroken:0", "--adapter", "toolfake:5", "--size", "1K",
+                            "--reps", "1", "--no-save"},
+                cache.path);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("toolbroken:0: toolbroken: no usable driver (test)\nFix: install the toolbroken driver"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Fix: use toolfake:0 or toolfake:1"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json"));
+}
+
+TEST(Bench, EveryAdapterBySelector) {
+  temp_dir cache;
+  auto r = info(fake_info, {"bench", "--size", "1K", "--reps", "1", "--no-save"}, cache.path,
+                {{"ROSTER_DEVICE_SELECTOR", "toolfake:*"}});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(find_line(r.out, "toolfake:0 float copy: "), std::string::npos) << r.out;
+  EXPECT_NE(find_line(r.out, "toolfake:1 float copy: "), std::string::npos);
+  EXPECT_EQ(r.out.find("toolbroken"), std::string::npos);
+}
+
+}  // namespace
