@@ -4,6 +4,7 @@
 
 #include <roster/inventory.hpp>
 
+#include <dlfcn.h>
 #include <link.h>
 
 #include <algorithm>
@@ -89,6 +90,27 @@ ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept {
   }
   node.attached = false;
   invalidate_all(h);
+  // A slot that lives in the module being unloaded (a type only that plugin
+  // asked for, where the dynamic linker did not unify the slot with another
+  // module's) must leave the list, or the next invalidation writes into
+  // unmapped memory. It is re-linked if it is ever collected again.
+  Dl_info self{};
+  if (dladdr(&node, &self) == 0 || self.dli_fbase == nullptr) return;
+  for (inventory_slot** p = &h.slots; *p != nullptr;) {
+    Dl_info where{};
+    if (dladdr(*p, &where) != 0 && where.dli_fbase == self.dli_fbase) {
+      (*p)->linked = false;
+      *p = (*p)->next;
+    } else {
+      p = &(*p)->next;
+    }
+  }
+}
+
+ROSTER_API ROSTER_INLINE void invalidate_for_testing() noexcept {
+  auto& h = the_hub();
+  std::lock_guard lock(h.mutex);
+  invalidate_all(h);
 }
 
 ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept {
@@ -157,11 +179,16 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
       if (matches(*p)) work[n++] = walk_entry{(*p)->object, *p, r};
   }
 
-  // Sort by key, then module rank, then site: never by section order.
+  // Sort by key, then module rank, then site: never by section order. A type
+  // without a key is sorted by site first, so that the copies of one site
+  // linked into several modules are adjacent for the duplicate pass.
   std::sort(work, work + n, [&](const walk_entry& a, const walk_entry& b) {
     if (ops.keyed) {
       if (ops.less(a.object, b.object)) return true;
       if (ops.less(b.object, a.object)) return false;
+    } else {
+      int c = std::strcmp(a.sub->site, b.sub->site);
+      if (c != 0) return c < 0;
     }
     if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
     int c = std::strcmp(a.sub->site, b.sub->site);
@@ -173,7 +200,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
   // is one entry; the same submission site in several modules (one static
   // library linked twice) keeps the earliest module's; two different sites
   // with one key are a conflict: the earliest is kept and the conflict is
-  // reported by inventory_info() and by roster::check_inventory().
+  // reported by inventory_info() and, for backends, by roster::check_backends().
   std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (kept > 0) {

@@ -1,0 +1,29 @@
+// Submissions for test_basic from a second translation unit.
+#include <roster/backend.hpp>
+
+#include "entries.hpp"
+#include "header_entry.hpp"
+
+namespace {
+constexpr inv_test::exe_item beta{{"beta", 2}};
+constexpr inv_test::conflict_item twin_a{{"twin", 1}};
+constexpr inv_test::note note_a1{"a1"};
+constexpr inv_test::note note_a2{"a2"};
+constexpr inv_test::sized_48 s48_3{3, "forty-eight"};
+constexpr inv_test::sized_64 s64_2{2, "sixty-four"};
+constexpr inv_test::sized_200 s200_1{1, "two-hundred"};
+constexpr inv_test::aligned_64 a64_2{2};
+constexpr inv_test::race_item race_b{{"race-b", 2}};
+constexpr roster::backend_registration twin_backend_a{"twin", nullptr, nullptr};
+}  // namespace
+
+ROSTER_SUBMIT(inv_test::exe_item, beta);
+ROSTER_SUBMIT(inv_test::conflict_item, twin_a);
+ROSTER_SUBMIT(inv_test::note, note_a1);
+ROSTER_SUBMIT(inv_test::note, note_a2);
+ROSTER_SUBMIT(inv_test::sized_48, s48_3);
+ROSTER_SUBMIT(inv_test::sized_64, s64_2);
+ROSTER_SUBMIT(inv_test::sized_200, s200_1);
+ROSTER_SUBMIT(inv_test::aligned_64, a64_2);
+ROSTER_SUBMIT(inv_test::race_item, race_b);
+ROSTER_SUBMIT(roster::backend_registration, twin_backend_a);

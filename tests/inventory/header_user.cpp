@@ -1,0 +1,2 @@
+// One more translation unit that includes the header with a submission.
+#include "header_entry.hpp"
