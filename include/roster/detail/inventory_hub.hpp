@@ -83,7 +83,8 @@ ROSTER_API ROSTER_INLINE void attach_module(module_node& node) noexcept;
 ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept;
 ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept;
 ROSTER_API ROSTER_INLINE inventory_stats stats_of(const inventory_slot& slot) noexcept;
-/// Drops every published snapshot so the next call collects again (tests and benchmarks only).
+/// Drops and frees every snapshot so the next call collects again; for
+/// benchmarks only: no span handed out before may be used afterwards.
 ROSTER_API ROSTER_INLINE void invalidate_for_testing() noexcept;
 
 }  // namespace roster::detail
