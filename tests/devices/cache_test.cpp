@@ -132,14 +132,82 @@ TEST_F(cache, sixty_four_threads_open_a_new_spec_once) {
 }
 
 TEST_F(cache, a_hit_does_not_allocate) {
-  const std::string spec = "Test_Registry_Backend_Count:" + std::to_string(fresh_ordinal());
+  const std::string ordinal = std::to_string(fresh_ordinal());
+  const std::string spec = "Test_Registry_Backend_Count:" + ordinal;
+  const std::string other = "  TEST_registry_backend_COUNT:000" + ordinal + "\t";  // a spelling not yet seen
+  const std::string normal = "test_registry_backend_count:" + ordinal;
   ASSERT_TRUE(roster::get_device(spec));
   const std::size_t before = allocations;
   for (int i = 0; i < 100; ++i) {
     auto d = roster::get_device(spec);
     ASSERT_TRUE(d);
+    auto o = roster::get_device(other);
+    ASSERT_TRUE(o);
+    auto n = roster::get_device(normal);
+    ASSERT_TRUE(n);
+    ASSERT_EQ(*d, *o);
+    ASSERT_EQ(*d, *n);
   }
   EXPECT_EQ(allocations - before, 0u);
+  EXPECT_EQ(counted_opens.load(), 1);
+}
+
+TEST(spec, the_hit_path_normalizer_agrees_with_parse_spec_on_random_text) {
+  // Random texts over the characters that matter, checked against parse_spec.
+  const std::string alphabet = "aZz_-09:: \t\xc3\xa4!A5";
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (int i = 0; i < 200000; ++i) {
+    std::string text(next() % 70, ' ');
+    for (auto& c : text) c = alphabet[next() % alphabet.size()];
+    if (next() % 2 == 0 && text.size() > 3) {  // many well-formed ones too
+      text = text.substr(0, next() % 50) + ":" + std::to_string(next() % 3000000000ull);
+    }
+    char buf[roster::detail::spec_key_capacity];
+    const std::size_t n = roster::detail::normalize_spec_into(text, buf);
+    auto parsed = roster::parse_spec(text);
+    if (n != 0) {
+      ASSERT_TRUE(parsed) << text;
+      ASSERT_EQ(std::string_view(buf, n), parsed->str()) << text;
+      for (std::size_t k = n; k < n + 8; ++k) ASSERT_EQ(buf[k], 0) << text;
+    } else if (parsed && text.size() < 60 && parsed->backend.size() <= roster::detail::spec_type_max) {
+      FAIL() << "the normalizer declined a spec parse_spec accepts: '" << text << "'";
+    }
+  }
+}
+
+TEST_F(cache, a_failure_under_another_spelling_is_retried_after_rescan) {
+  counted_fails = true;
+  const std::string ordinal = std::to_string(fresh_ordinal());
+  const std::string spec = " TEST_REGISTRY_BACKEND_COUNT:" + ordinal;
+  EXPECT_FALSE(roster::get_device(spec));
+  EXPECT_FALSE(roster::get_device(spec));
+  EXPECT_FALSE(roster::get_device("test_registry_backend_count:" + ordinal));
+  EXPECT_EQ(counted_opens.load(), 1);
+  counted_fails = false;
+  roster::rescan();
+  auto d = roster::get_device(spec);
+  ASSERT_TRUE(d) << d.error().message();
+  auto n = roster::get_device("test_registry_backend_count:" + ordinal);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*d, *n);
+  EXPECT_EQ(counted_opens.load(), 2);
+}
+
+TEST_F(cache, a_type_too_long_for_the_hit_path_still_works) {
+  const std::string name(60, 'q');
+  ASSERT_TRUE(roster::register_factory(name, &open_counted, nullptr));
+  auto d1 = roster::get_device(name + ":2");
+  ASSERT_TRUE(d1) << d1.error().message();
+  auto d2 = roster::get_device(" " + name + ":02 ");
+  ASSERT_TRUE(d2);
+  EXPECT_EQ(*d1, *d2);
+  EXPECT_EQ(counted_opens.load(), 1);
 }
 
 TEST_F(cache, a_failed_open_is_cached_until_rescan) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -15,11 +16,10 @@ namespace detail {
 
 enum : std::uint8_t { slot_empty = 0, slot_opened = 1, slot_failed = 2 };
 
-// One spec's entry. Slots are never freed: a pointer read from any table
-// stays valid, so the hit path needs no lock and no reference count.
+// One normalized spec's entry. Slots are never freed: a pointer read from any
+// table stays valid, so the hit path needs no lock and no reference count.
 struct cache_slot {
-  std::string key;
-  std::uint64_t hash = 0;
+  std::string key;        // the normalized spec
   std::mutex open_mutex;  // serialises the one open of this spec
   std::atomic<std::uint8_t> state{slot_empty};
   device* opened = nullptr;          // written before state turns slot_opened
@@ -27,15 +27,28 @@ struct cache_slot {
   std::optional<roster::error> failure;
 };
 
-struct cache_entry {
-  std::uint64_t hash;
-  cache_slot* slot;
+// One spelling of a spec that leads to a slot: its normalized text, and each
+// other text a caller passed ("CUDA", " cuda:0 "), so a repeated call skips
+// normalizing. Immutable once published; never freed.
+struct cache_spelling {
+  std::uint64_t words[spec_key_capacity / 8] = {};  // the text, zero padded
+  std::size_t size = 0;
+  std::uint64_t hash = 0;
+  cache_slot* slot = nullptr;
 };
 
-// An immutable table sorted by hash, replaced whole (copy on insert).
+// Most spellings kept besides the normalized ones; beyond it, a new spelling
+// is still a hit, through the normalizer.
+inline constexpr std::size_t max_extra_spellings = 1024;
+
+// An immutable open-addressing table of spellings (power-of-two size, linear
+// probing, at most a quarter full), rebuilt whole on insert.
 struct cache_table {
-  std::vector<cache_entry> entries;
-  const cache_table* retired_next = nullptr;  // old tables stay readable
+  std::vector<const cache_spelling*> spellings;  // every spelling, for rebuilding
+  std::vector<const cache_spelling*> entries;    // the hash table; empty entries are null
+  std::size_t mask = 0;
+  std::size_t extra = 0;                         // spellings that are not normalized keys
+  const cache_table* retired_next = nullptr;     // old tables stay readable
 };
 
 struct device_cache {
@@ -54,28 +67,68 @@ ROSTER_API ROSTER_INLINE std::atomic<std::uint64_t>& scan_generation() noexcept 
   return g;
 }
 
-inline cache_slot* find_slot(const cache_table* t, std::uint64_t hash, std::string_view key) noexcept {
-  if (t == nullptr) return nullptr;
-  const cache_entry* b = t->entries.data();
-  const cache_entry* e = b + t->entries.size();
-  const cache_entry* it =
-      std::lower_bound(b, e, hash, [](const cache_entry& x, std::uint64_t h) { return x.hash < h; });
-  for (; it != e && it->hash == hash; ++it)
-    if (it->slot->key == key) return it->slot;
-  return nullptr;
+// Whether a text fits a spelling's words with its zero padding.
+constexpr bool fits_spelling(std::size_t n) noexcept { return n + 8 <= spec_key_capacity; }
+
+// The lookup of the hit path: a text zero padded to whole words.
+[[gnu::always_inline]] inline cache_slot* find_spelling(const cache_table* t, const char* text,
+                                                        std::size_t n) noexcept {
+  const std::uint64_t hash = spec_hash_padded(text, n);
+  for (std::size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
+    const cache_spelling* e = t->entries[i];
+    if (e == nullptr) return nullptr;
+    if (e->hash != hash || e->size != n) continue;
+    bool same = true;
+    for (std::size_t w = 0; w < n; w += 8) {
+      std::uint64_t word;
+      std::memcpy(&word, text + w, 8);
+      same &= word == e->words[w / 8];
+    }
+    if (same) return e->slot;
+  }
 }
 
-// Publishes a copy of the current table with `slot` added; cache mutex held.
-inline void insert_slot(device_cache& c, cache_slot* slot) {
+// Looks a text up, padding it first; null when absent or too long.
+inline cache_slot* find_text(const cache_table* t, std::string_view text) noexcept {
+  if (t == nullptr || !fits_spelling(text.size())) return nullptr;
+  char padded[spec_key_capacity] = {};
+  std::memcpy(padded, text.data(), text.size());
+  return find_spelling(t, padded, text.size());
+}
+
+inline const cache_spelling* make_spelling(std::string_view text, cache_slot* slot) {
+  auto* s = new cache_spelling;
+  std::memcpy(s->words, text.data(), text.size());
+  s->size = text.size();
+  s->hash = spec_hash_padded(reinterpret_cast<const char*>(s->words), s->size);
+  s->slot = slot;
+  return s;
+}
+
+// Publishes a table holding these spellings; cache mutex held.
+inline void publish_table(device_cache& c, std::vector<const cache_spelling*> spellings, std::size_t extra) {
   const cache_table* old = c.current.load(std::memory_order_relaxed);
   auto* t = new cache_table;
-  if (old != nullptr) t->entries = old->entries;
-  cache_entry e{slot->hash, slot};
-  t->entries.insert(std::upper_bound(t->entries.begin(), t->entries.end(), e,
-                                     [](const cache_entry& a, const cache_entry& b) { return a.hash < b.hash; }),
-                    e);
+  std::size_t size = 16;
+  while (size < 4 * spellings.size()) size *= 2;  // at most a quarter full: a miss stops soon
+  t->entries.assign(size, nullptr);
+  t->mask = size - 1;
+  for (const cache_spelling* s : spellings) {
+    std::size_t i = s->hash & t->mask;
+    while (t->entries[i] != nullptr) i = (i + 1) & t->mask;
+    t->entries[i] = s;
+  }
+  t->spellings = std::move(spellings);
+  t->extra = extra;
   t->retired_next = old;
   c.current.store(t, std::memory_order_release);
+}
+
+// Normalized keys too long for a spelling (a type past spec_type_max) live
+// here; the hit path never sees them.
+inline std::vector<cache_slot*>& long_keys() {
+  static std::vector<cache_slot*> v;
+  return v;
 }
 
 inline expected<device*> get_device_slow(std::string_view text) noexcept {
@@ -83,19 +136,34 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
     auto spec = parse_spec(text);
     if (!spec) return std::move(spec).error();
     const std::string key = spec->str();
-    const std::uint64_t hash = spec_hash(key);
     auto& c = the_device_cache();
     cache_slot* slot = nullptr;
     {
       std::lock_guard lock(c.mutex);
-      slot = find_slot(c.current.load(std::memory_order_acquire), hash, key);
+      const cache_table* t = c.current.load(std::memory_order_acquire);
+      if (fits_spelling(key.size())) {
+        slot = find_text(t, key);
+      } else {
+        for (cache_slot* s : long_keys())
+          if (s->key == key) slot = s;
+      }
+      std::vector<const cache_spelling*> spellings;
+      std::size_t extra = t != nullptr ? t->extra : 0;
+      if (t != nullptr) spellings = t->spellings;
+      const std::size_t before = spellings.size();
       if (slot == nullptr) {
         auto fresh = std::make_unique<cache_slot>();
         fresh->key = key;
-        fresh->hash = hash;
-        insert_slot(c, fresh.get());
+        if (fits_spelling(key.size())) spellings.push_back(make_spelling(key, fresh.get()));
+        else long_keys().push_back(fresh.get());
         slot = fresh.release();
       }
+      // Remember this caller's spelling, so the next call skips normalizing.
+      if (text != key && fits_spelling(text.size()) && extra < max_extra_spellings && find_text(t, text) == nullptr) {
+        spellings.push_back(make_spelling(text, slot));
+        ++extra;
+      }
+      if (spellings.size() != before) publish_table(c, std::move(spellings), extra);
     }
     std::lock_guard open_lock(slot->open_mutex);
     if (slot->state.load(std::memory_order_acquire) == slot_empty) {
@@ -125,19 +193,35 @@ inline void forget_failures() noexcept {
   try {
     auto& c = the_device_cache();
     std::lock_guard lock(c.mutex);
+    auto fresh_for = [](cache_slot* s) {
+      auto* fresh = new cache_slot;
+      fresh->key = s->key;
+      return fresh;
+    };
+    for (auto& s : long_keys())
+      if (s->state.load(std::memory_order_acquire) == slot_failed) s = fresh_for(s);
     const cache_table* old = c.current.load(std::memory_order_relaxed);
     if (old == nullptr) return;
-    auto* t = new cache_table;
-    t->entries = old->entries;
-    for (auto& e : t->entries) {
-      if (e.slot->state.load(std::memory_order_acquire) != slot_failed) continue;
-      auto* fresh = new cache_slot;
-      fresh->key = e.slot->key;
-      fresh->hash = e.slot->hash;
-      e.slot = fresh;
+    std::vector<std::pair<cache_slot*, cache_slot*>> replaced;  // failed -> fresh
+    std::vector<const cache_spelling*> spellings;
+    spellings.reserve(old->spellings.size());
+    // Each slot's normalized spelling comes before its other spellings.
+    for (const cache_spelling* s : old->spellings) {
+      if (s->slot->state.load(std::memory_order_acquire) != slot_failed) {
+        spellings.push_back(s);
+        continue;
+      }
+      cache_slot* fresh = nullptr;
+      for (auto& [from, to] : replaced)
+        if (from == s->slot) fresh = to;
+      if (fresh == nullptr) {
+        fresh = fresh_for(s->slot);
+        replaced.emplace_back(s->slot, fresh);
+      }
+      spellings.push_back(make_spelling(
+          std::string_view(reinterpret_cast<const char*>(s->words), s->size), fresh));
     }
-    t->retired_next = old;
-    c.current.store(t, std::memory_order_release);
+    publish_table(c, std::move(spellings), old->extra);
   } catch (...) {
     // Out of memory: the failures stay cached; a later rescan retries.
   }
@@ -146,12 +230,21 @@ inline void forget_failures() noexcept {
 }  // namespace detail
 
 ROSTER_INLINE expected<device*> get_device(std::string_view spec) noexcept {
-  char buffer[detail::spec_key_capacity];
-  const std::size_t n = detail::normalize_spec_into(spec, buffer);
-  if (n != 0) [[likely]] {
-    const std::string_view key(buffer, n);
-    auto* slot = detail::find_slot(detail::the_device_cache().current.load(std::memory_order_acquire),
-                                   detail::spec_hash(key), key);
+  // A local reference: the_device_cache() is exported, so calling it would go through the PLT.
+  static detail::device_cache& cache = detail::the_device_cache();
+  if (const detail::cache_table* t = cache.current.load(std::memory_order_acquire)) [[likely]] {
+    char text[detail::spec_key_capacity];
+    detail::cache_slot* slot = nullptr;
+    // The spelling as given (seen before), else its normalized form.
+    if (detail::fits_spelling(spec.size())) [[likely]] {
+      std::memcpy(text, spec.data(), spec.size());
+      std::memset(text + spec.size(), 0, 8);
+      slot = detail::find_spelling(t, text, spec.size());
+    }
+    if (slot == nullptr) {
+      if (const std::size_t n = detail::normalize_spec_into(spec, text); n != 0)
+        slot = detail::find_spelling(t, text, n);
+    }
     if (slot != nullptr && slot->state.load(std::memory_order_acquire) == detail::slot_opened) [[likely]]
       return slot->opened;
   }
