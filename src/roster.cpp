@@ -2,6 +2,7 @@
 #include <roster/detail/inventory-inl.hpp>
 #include <roster/detail/program-inl.hpp>
 #include <roster/detail/backend-inl.hpp>
+#include <roster/detail/plugins-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
 #include <roster/detail/tuning-inl.hpp>
 #include <roster/detail/device-inl.hpp>

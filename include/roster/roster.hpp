@@ -7,6 +7,7 @@
 #include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
+#include <roster/plugins.hpp>
 #include <roster/program.hpp>
 #include <roster/select.hpp>
 #include <roster/tuning.hpp>

@@ -2,6 +2,7 @@
 // Private: the device front end and the backend lookups.
 
 #include <roster/backend.hpp>
+#include <roster/plugins.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -179,6 +180,7 @@ inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
 }  // namespace detail
 
 ROSTER_INLINE std::vector<backend_entry> registered_backends() {
+  (void)load_plugin_path_once();
   auto regs = inventory<backend_registration>();
   auto precs = inventory<backend_precedence>();
   auto caps = inventory<backend_capability>();
@@ -204,6 +206,7 @@ ROSTER_INLINE std::vector<backend_entry> registered_backends() {
 }
 
 ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept {
+  (void)load_plugin_path_once();
   for (const auto* r : inventory<backend_registration>())
     if (detail::iequal(r->id, id)) return r;
   if (const auto* rt = detail::runtime_backend_snapshot())

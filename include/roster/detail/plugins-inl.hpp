@@ -1,0 +1,152 @@
+#pragma once
+// Private: opening and closing backend plugins, and the list of open ones.
+
+#include <roster/plugins.hpp>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <system_error>
+
+namespace roster {
+
+namespace detail {
+struct plugin_registry {
+  std::mutex mutex;
+  std::vector<plugin> loaded;
+};
+// Process-wide (default visibility), so the executable and libroster agree.
+ROSTER_API ROSTER_INLINE plugin_registry& plugins() noexcept {
+  static constinit plugin_registry r;
+  return r;
+}
+inline std::string dl_error_text() {
+  const char* e = dlerror();
+  return e != nullptr ? std::string(e) : std::string("unknown dlerror");
+}
+inline bool plugin_file_name(std::string_view name) noexcept {
+  return (name.size() > 3 && name.substr(name.size() - 3) == ".so") || name.find(".so.") != std::string_view::npos;
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path file(path);
+  if (path.empty() || !fs::is_regular_file(file, ec))
+    return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
+                      "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
+  const std::string full = fs::absolute(file, ec).lexically_normal().string();
+  auto& r = detail::plugins();
+  std::lock_guard lock(r.mutex);
+  void* handle = dlopen(full.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr)
+    return make_error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
+                      "check that the file is a shared object for this machine whose libraries resolve "
+                      "(ldd '" + full + "'), or move it out of the plugin folder");
+  for (const auto& p : r.loaded)
+    if (p.handle == handle) {
+      dlclose(handle);  // dlopen counted one more reference: give it back
+      return p;
+    }
+  r.loaded.push_back(plugin{full, handle});
+  return r.loaded.back();
+}
+
+ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folders) {
+  namespace fs = std::filesystem;
+  std::vector<plugin> out;
+  std::optional<error> first;
+  while (true) {
+    const auto colon = folders.find(':');
+    const std::string_view folder = folders.substr(0, colon);
+    if (!folder.empty()) {
+      std::error_code ec;
+      if (!fs::is_directory(fs::path(folder), ec)) {
+        if (!first)
+          first = error(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
+                        "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+      } else {
+        std::vector<fs::path> files;
+        for (const auto& entry : fs::directory_iterator(fs::path(folder), ec))
+          if (entry.is_regular_file(ec) && detail::plugin_file_name(entry.path().filename().string()))
+            files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+          auto p = load_plugin(f.string());
+          if (p)
+            out.push_back(std::move(*p));
+          else if (!first)
+            first = std::move(p).error();
+        }
+      }
+    }
+    if (colon == std::string_view::npos) break;
+    folders.remove_prefix(colon + 1);
+  }
+  if (first) return std::move(*first);
+  return out;
+}
+
+ROSTER_INLINE expected<std::vector<plugin>> load_plugins() {
+  const char* path = std::getenv("ROSTER_PLUGIN_PATH");
+  if (path == nullptr || *path == '\0') return std::vector<plugin>{};
+  auto r = load_plugins(path);
+  if (!r) return std::move(r).error().prepend("ROSTER_PLUGIN_PATH");
+  return r;
+}
+
+ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
+  auto& r = detail::plugins();
+  std::lock_guard lock(r.mutex);
+  auto at = std::find_if(r.loaded.begin(), r.loaded.end(), [&](const plugin& q) { return q.handle == p.handle; });
+  if (p.handle == nullptr || at == r.loaded.end())
+    return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
+                      "unload a plugin that roster::load_plugin or load_plugins returned, once");
+  const std::string path = at->path;
+  r.loaded.erase(at);
+  if (dlclose(p.handle) != 0)
+    return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + detail::dl_error_text(),
+                      "check that the handle came from roster::load_plugin");
+  if (void* still = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD); still != nullptr) {
+    dlclose(still);
+    return make_error(errc::unavailable,
+                      "plugin '" + path + "' stays loaded after dlclose, so its backends stay registered",
+                      "close every other dlopen handle to it, and build it with -fno-gnu-unique (GCC marks a "
+                      "module holding STB_GNU_UNIQUE symbols as not unloadable)");
+  }
+  return {};
+}
+
+ROSTER_INLINE std::vector<plugin> loaded_plugins() {
+  auto& r = detail::plugins();
+  std::lock_guard lock(r.mutex);
+  return r.loaded;
+}
+
+ROSTER_INLINE const expected<void>& load_plugin_path_once() noexcept {
+  // A plugin whose start-up code asks for the backends would re-enter here
+  // while the static below is being initialised: answer it with success.
+  static thread_local bool loading = false;
+  static const expected<void> in_progress{};
+  if (loading) return in_progress;
+  loading = true;
+  static const expected<void> result = []() -> expected<void> {
+    try {
+      auto r = load_plugins();
+      if (!r) return std::move(r).error();
+      return {};
+    } catch (...) {
+      return make_error(errc::internal, "ROSTER_PLUGIN_PATH: loading the plugins threw",
+                        "check the plugin folders, or call roster::load_plugins() to see the error");
+    }
+  }();
+  loading = false;
+  return result;
+}
+
+}  // namespace roster
