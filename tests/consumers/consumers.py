@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Runs one way of consuming roster as a user would, from the snippet files
+that docs/consumers.md quotes, in a fresh temporary folder.
+
+  consumers.py docs SRC                     the docs' snippets equal the files
+  consumers.py subproject SRC               subproject/build.sh, roster symlinked in
+  consumers.py header-only SRC              header_only/build.sh
+  consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR   installed/build.sh
+  consumers.py cmake SRC MESON BUILD PREFIX LIBDIR        installed/cmake.sh
+  consumers.py plugin SRC MESON BUILD PREFIX LIBDIR       plugin/build.sh
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fail(message):
+    print('FAIL: ' + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def run(cmd, cwd, env=None):
+    print('$ ' + ' '.join(cmd) + '   (in ' + cwd + ')', flush=True)
+    result = subprocess.run(cmd, cwd=cwd, env=env)
+    if result.returncode != 0:
+        fail(' '.join(cmd) + ' exited with ' + str(result.returncode))
+
+
+def copy_snippets(folder, names, dest):
+    for name in names:
+        shutil.copy(os.path.join(HERE, folder, name), dest)
+
+
+def check_docs(src):
+    """Every ```lang block preceded by <!-- file: tests/consumers/X --> must be X."""
+    docs = os.path.join(src, 'docs', 'consumers.md')
+    with open(docs, encoding='utf-8') as f:
+        text = f.read()
+    blocks = re.findall(r'<!-- file: (\S+) -->\n```[a-z]*\n(.*?)```\n', text, re.S)
+    if len(blocks) < 6:
+        fail('docs/consumers.md quotes %d snippet files; expected at least 6' % len(blocks))
+    for path, body in blocks:
+        with open(os.path.join(src, path), encoding='utf-8') as f:
+            want = f.read()
+        if body != want:
+            fail('docs/consumers.md: the snippet of %s differs from the file; copy the file into the docs' % path)
+        print('ok: ' + path)
+    markers = len(re.findall(r'<!-- file: ', text))
+    if markers != len(blocks):
+        fail('docs/consumers.md: %d file markers but %d quoted blocks; a marker must be followed '
+             'by a fenced block' % (markers, len(blocks)))
+
+
+def installed_env(tmp, meson, build, prefix, libdir):
+    """Installs this build into tmp/root with --destdir; returns the environment a user would have."""
+    destdir = os.path.join(tmp, 'root')
+    run([meson, 'install', '-C', build, '--no-rebuild', '--quiet', '--destdir', destdir], cwd=tmp)
+    root = destdir + prefix
+    env = dict(os.environ)
+    env['PKG_CONFIG_PATH'] = os.path.join(root, libdir, 'pkgconfig')
+    # The .pc files name the configured prefix; the sysroot moves -I and -L under destdir.
+    env['PKG_CONFIG_SYSROOT_DIR'] = destdir
+    env['CMAKE_PREFIX_PATH'] = root
+    env['LD_LIBRARY_PATH'] = os.path.join(root, libdir)
+    return env
+
+
+def main(argv):
+    mode, src = argv[1], os.path.abspath(argv[2])
+    if mode == 'docs':
+        check_docs(src)
+        return
+    tmp = tempfile.mkdtemp(prefix='roster-consumer-')
+    try:
+        if mode == 'subproject':
+            copy_snippets('subproject', ['meson.build', 'main.cpp', 'toy_backend.cpp', 'toy_device.hpp',
+                                         'build.sh'], tmp)
+            os.mkdir(os.path.join(tmp, 'subprojects'))
+            os.symlink(src, os.path.join(tmp, 'subprojects', 'roster'))
+            run(['sh', '-ex', 'build.sh'], cwd=tmp)
+        elif mode == 'header-only':
+            copy_snippets('header_only', ['main.cpp', 'build.sh'], tmp)
+            run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
+        elif mode in ('pkg-config', 'cmake'):
+            meson, build, prefix, libdir = argv[3:7]
+            env = installed_env(tmp, meson, build, prefix, libdir)
+            copy_snippets('installed', ['stream.cpp', 'build.sh', 'CMakeLists.txt', 'cmake.sh'], tmp)
+            run(['sh', '-ex', 'build.sh' if mode == 'pkg-config' else 'cmake.sh'], cwd=tmp, env=env)
+        elif mode == 'plugin':
+            meson, build, prefix, libdir = argv[3:7]
+            env = installed_env(tmp, meson, build, prefix, libdir)
+            copy_snippets('plugin', ['toy_plugin.cpp', 'host.cpp', 'build.sh'], tmp)
+            copy_snippets('subproject', ['toy_device.hpp'], tmp)
+            run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env)
+        else:
+            fail('unknown mode ' + mode)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

@@ -1,0 +1,2 @@
+c++ -std=c++20 -O2 stream.cpp -o stream $(pkg-config --cflags --libs roster roster-cpu)
+./stream

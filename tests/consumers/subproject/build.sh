@@ -1,0 +1,3 @@
+meson setup build
+meson compile -C build
+./build/consumer
