@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -60,11 +62,26 @@ TEST(cpu_threads, good_values_set_the_thread_count) {
   }
 }
 
-TEST(cpu_threads, unset_means_hardware_concurrency) {
+TEST(cpu_threads, unset_means_every_cpu_of_the_affinity_mask) {
   scoped_threads env(nullptr);
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
   auto n = roster::cpu::thread_count();
   ASSERT_TRUE(n);
-  EXPECT_EQ(*n, std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(*n, static_cast<unsigned>(CPU_COUNT(&set)));
+  // Bound to one CPU (as an MPI launcher may bind a rank), it runs one thread.
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  auto bound = roster::cpu::thread_count();
+  ASSERT_EQ(sched_setaffinity(0, sizeof set, &set), 0);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(*bound, 1u);
 }
 
 TEST(cpu_adapter, identity_read_from_the_system) {

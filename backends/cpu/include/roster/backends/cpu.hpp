@@ -33,7 +33,7 @@ inline constexpr unsigned max_threads = 4096;
 
 /// Parses a thread count as ROSTER_CPU_THREADS holds it: a whole number in [1, max_threads].
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> parse_thread_count(std::string_view text);
-/// Returns ROSTER_CPU_THREADS when set (an error when malformed), else the hardware's concurrency.
+/// Returns ROSTER_CPU_THREADS when set (an error when malformed), else the CPUs this process may run on.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> thread_count();
 /// Returns the host's CPU as an adapter, with compute_units = threads.
 [[nodiscard]] ROSTER_API ROSTER_INLINE adapter_info host_adapter(unsigned threads);

@@ -5,6 +5,7 @@
 #include <roster/backends/cpu.hpp>
 #include <roster/backends/detail/cpu_kernels.hpp>
 
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -169,7 +170,12 @@ ROSTER_INLINE expected<unsigned> parse_thread_count(std::string_view text) {
 
 ROSTER_INLINE expected<unsigned> thread_count() {
   if (const char* env = std::getenv("ROSTER_CPU_THREADS")) return parse_thread_count(env);
-  const unsigned hw = std::thread::hardware_concurrency();
+  // The CPUs this process may run on (an MPI rank bound to 4 cores gets 4),
+  // else every online one.
+  unsigned hw = 0;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) hw = static_cast<unsigned>(CPU_COUNT(&set));
+  if (hw == 0) hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1u : std::min(hw, max_threads);
 }
 

@@ -1,0 +1,190 @@
+// STREAM on the CPU backend against a plain OpenMP `parallel for` of the
+// same op, in one binary compiled with one set of flags: copy, mul, add,
+// triad and dot at 2^25 doubles (--n=... to change), GB/s counted as
+// BabelStream does (copy, mul, dot move 2 arrays, add and triad 3). Both run
+// on the same number of threads (ROSTER_CPU_THREADS, else every hardware one).
+#include <roster/backends/cpu.hpp>
+#include <roster/roster.hpp>
+
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace {
+
+std::size_t n = std::size_t{1} << 25;
+constexpr double start_a = 0.1, start_b = 0.2, start_c = 0.0, scalar = 0.4;
+
+enum class kernel { copy, mul, add, triad, dot };
+
+std::size_t bytes_of(kernel k) {
+  const std::size_t arrays = (k == kernel::add || k == kernel::triad) ? 3 : 2;
+  return arrays * n * sizeof(double);
+}
+
+void set_counters(benchmark::State& state, kernel k) {
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(bytes_of(k)) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["n"] = static_cast<double>(n);
+  state.counters["threads"] = omp_get_max_threads();
+}
+
+// ---- the baseline: OpenMP parallel for over 64-byte aligned arrays -------
+
+struct omp_arrays {
+  double* a;
+  double* b;
+  double* c;
+  omp_arrays() {
+    const std::size_t bytes = (n * sizeof(double) + 63) / 64 * 64;
+    a = static_cast<double*>(std::aligned_alloc(64, bytes));
+    b = static_cast<double*>(std::aligned_alloc(64, bytes));
+    c = static_cast<double*>(std::aligned_alloc(64, bytes));
+    if (a == nullptr || b == nullptr || c == nullptr) {
+      std::fprintf(stderr, "cpu_stream_bench: out of memory for the OpenMP arrays\n");
+      std::exit(1);
+    }
+    // First touch with the loops' own static schedule, as BabelStream's OpenMP model does.
+#pragma omp parallel for schedule(static)
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = start_a;
+      b[i] = start_b;
+      c[i] = start_c;
+    }
+  }
+  ~omp_arrays() {
+    std::free(a);
+    std::free(b);
+    std::free(c);
+  }
+};
+
+omp_arrays& omp() {
+  static omp_arrays arrays;
+  return arrays;
+}
+
+void omp_kernel(benchmark::State& state, kernel k) {
+  auto& m = omp();
+  double* __restrict a = m.a;
+  double* __restrict b = m.b;
+  double* __restrict c = m.c;
+  const std::size_t len = n;
+  for (auto _ : state) {
+    switch (k) {
+      case kernel::copy:
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < len; ++i) c[i] = a[i];
+        break;
+      case kernel::mul:
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < len; ++i) b[i] = scalar * c[i];
+        break;
+      case kernel::add:
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < len; ++i) c[i] = a[i] + b[i];
+        break;
+      case kernel::triad:
+#pragma omp parallel for schedule(static)
+        for (std::size_t i = 0; i < len; ++i) a[i] = b[i] + scalar * c[i];
+        break;
+      case kernel::dot: {
+        double sum = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+        for (std::size_t i = 0; i < len; ++i) sum += a[i] * b[i];
+        benchmark::DoNotOptimize(sum);
+        break;
+      }
+    }
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, k);
+}
+
+// ---- roster's CPU backend ---------------------------------------------------
+
+struct roster_arrays {
+  std::unique_ptr<roster::device> device;
+  roster::buffer a, b, c, r;
+  roster::program programs[5];
+  roster_arrays() {
+    auto d = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
+    if (!d) {
+      std::fprintf(stderr, "cpu_stream_bench: %s\n", d.error().message().c_str());
+      std::exit(1);
+    }
+    device = std::move(*d);
+    auto get = [&](std::size_t len) {
+      auto x = device->allocate<double>(len);
+      if (!x) {
+        std::fprintf(stderr, "cpu_stream_bench: %s\n", x.error().message().c_str());
+        std::exit(1);
+      }
+      return *x;
+    };
+    a = get(n), b = get(n), c = get(n), r = get(1);
+    roster::program init;
+    init.fill(a, start_a).fill(b, start_b).fill(c, start_c);
+    if (!device->dispatch(init)) std::exit(1);
+    programs[0].copy(c, a);
+    programs[1].mul(b, c, scalar);
+    programs[2].add(c, a, b);
+    programs[3].triad(a, b, c, scalar);
+    programs[4].dot(r, a, b);
+  }
+};
+
+roster_arrays& ros() {
+  static roster_arrays arrays;
+  return arrays;
+}
+
+void roster_kernel(benchmark::State& state, kernel k) {
+  auto& m = ros();
+  const roster::program& p = m.programs[static_cast<int>(k)];
+  for (auto _ : state) {
+    auto ok = m.device->dispatch(p);
+    if (!ok) {
+      state.SkipWithError(ok.error().message().c_str());
+      break;
+    }
+  }
+  set_counters(state, k);
+}
+
+}  // namespace
+
+#define ROSTER_BENCH_PAIR(name)                                                            \
+  BENCHMARK_CAPTURE(omp_kernel, name, kernel::name)->Name("openmp/" #name)->UseRealTime(); \
+  BENCHMARK_CAPTURE(roster_kernel, name, kernel::name)->Name("roster_cpu/" #name)->UseRealTime()
+ROSTER_BENCH_PAIR(copy);
+ROSTER_BENCH_PAIR(mul);
+ROSTER_BENCH_PAIR(add);
+ROSTER_BENCH_PAIR(triad);
+ROSTER_BENCH_PAIR(dot);
+
+int main(int argc, char** argv) {
+  // Our own flag first: --n=ELEMENTS.
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
+    else argv[kept++] = argv[i];
+  }
+  argc = kept;
+  // The same thread count for both.
+  auto threads = roster::cpu::thread_count();
+  if (!threads) {
+    std::fprintf(stderr, "cpu_stream_bench: %s\n", threads.error().message().c_str());
+    return 1;
+  }
+  omp_set_num_threads(static_cast<int>(*threads));
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
