@@ -107,8 +107,8 @@ __device__ __forceinline__ void final_sum(const double* partials, int count, voi
 
 // One element-wise op over n elements: U vectors per thread per iteration,
 // all loaded before any is used, grid-stride over the rest.
-template <class T, int OP, int CS, int U>
-__global__ void __launch_bounds__(block_threads) stream_k(stream_args a) {
+template <class T, int OP, int CS, int U, int BT>
+__global__ void __launch_bounds__(BT) stream_k(stream_args a) {
   constexpr int W = pack<T>::width;
   const T s = static_cast<T>(a.scalar);
   const std::size_t nvec = a.n / W;
@@ -315,27 +315,32 @@ __global__ void __launch_bounds__(block_threads) program_split_k(const __grid_co
 // Persistent grids (the blocks resident at once, grid-stride): 0: 4 vectors
 // per thread per iteration; 1: the same with the streaming cache policy;
 // 2: 2 vectors; 3: 8 vectors. Full grids (one block per 256 x U vectors, as
-// BabelStream sizes its grid): 4: U = 1; 5: U = 2; 6: U = 4; 7: U = 1 with
-// the streaming policy; 8: U = 1 with 256-byte L2 prefetch; 9: U = 2, prefetch.
-int g_variant = 0;
-constexpr int variant_count = 10;
+// BabelStream sizes its grid): 4: U = 1 (the default); 5: U = 2; 6: U = 4;
+// 7: U = 1 with the streaming policy; 8: U = 1 with 256-byte L2 prefetch;
+// 9: U = 2, prefetch; 10: U = 1 in blocks of 1024 threads; 11: of 512.
+int g_variant = 4;  // measured best on the H200 (bench/results/cuda.md)
+constexpr int variant_count = 12;
 
 // hint, vectors per thread per iteration, full grid.
-constexpr int hint_of[variant_count] = {plain, streaming, plain, plain, plain, plain, plain, streaming, prefetch, prefetch};
-constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2};
-constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true, true, true, true};
+// hint, vectors per thread per iteration, full grid, threads per block.
+constexpr int hint_of[variant_count] = {plain,    streaming, plain, plain,     plain,    plain,
+                                        plain,    streaming, prefetch, prefetch, plain, plain};
+constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2, 1, 1};
+constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true, true, true, true, true, true};
+constexpr int block_of[variant_count] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 1024, 512};
 
 template <class T, int V>
 const void* stream_kernel_v(int op) {
   constexpr int cs = hint_of[V];
   constexpr int u = unroll_of[V];
+  constexpr int bt = block_of[V];
   switch (op) {
-    case k_fill: return reinterpret_cast<const void*>(&stream_k<T, k_fill, cs, u>);
-    case k_copy: return reinterpret_cast<const void*>(&stream_k<T, k_copy, cs, u>);
-    case k_mul: return reinterpret_cast<const void*>(&stream_k<T, k_mul, cs, u>);
-    case k_add: return reinterpret_cast<const void*>(&stream_k<T, k_add, cs, u>);
-    case k_triad: return reinterpret_cast<const void*>(&stream_k<T, k_triad, cs, u>);
-    case k_nstream: return reinterpret_cast<const void*>(&stream_k<T, k_nstream, cs, u>);
+    case k_fill: return reinterpret_cast<const void*>(&stream_k<T, k_fill, cs, u, bt>);
+    case k_copy: return reinterpret_cast<const void*>(&stream_k<T, k_copy, cs, u, bt>);
+    case k_mul: return reinterpret_cast<const void*>(&stream_k<T, k_mul, cs, u, bt>);
+    case k_add: return reinterpret_cast<const void*>(&stream_k<T, k_add, cs, u, bt>);
+    case k_triad: return reinterpret_cast<const void*>(&stream_k<T, k_triad, cs, u, bt>);
+    case k_nstream: return reinterpret_cast<const void*>(&stream_k<T, k_nstream, cs, u, bt>);
     default: return nullptr;
   }
 }
@@ -352,6 +357,8 @@ const void* stream_kernel_of(int op) {
     case 7: return stream_kernel_v<T, 7>(op);
     case 8: return stream_kernel_v<T, 8>(op);
     case 9: return stream_kernel_v<T, 9>(op);
+    case 10: return stream_kernel_v<T, 10>(op);
+    case 11: return stream_kernel_v<T, 11>(op);
     default: return stream_kernel_v<T, 0>(op);
   }
 }
@@ -388,11 +395,13 @@ const void* kernel_of(kernel_id k, bool f64) {
 
 }  // namespace
 
-void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 0; }
+void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 4; }
+
+int stream_block() noexcept { return block_of[g_variant]; }
 
 int stream_grid(std::uint64_t n, bool f64, int resident) noexcept {
   const std::uint64_t vectors = n / (f64 ? 2 : 4) + 1;  // + 1: the scalar tail needs a block too
-  const std::uint64_t per_block = std::uint64_t{block_threads} * unroll_of[g_variant];
+  const std::uint64_t per_block = std::uint64_t(block_of[g_variant]) * unroll_of[g_variant];
   const std::uint64_t need = (vectors + per_block - 1) / per_block;
   if (full_of[g_variant]) return static_cast<int>(need < 0x7fffffffu ? need : 0x7fffffffu);
   return static_cast<int>(need < static_cast<std::uint64_t>(resident) ? need : resident);
@@ -404,7 +413,7 @@ int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept {
 
 int stream_blocks_per_sm(kop op, bool f64, int* out) noexcept {
   const void* k = f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
-  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_threads, 0));
+  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_of[g_variant], 0));
 }
 
 const void* stream_kernel(kop op, bool f64) noexcept {
@@ -416,7 +425,7 @@ cudaError_t launch_stream(const kstep& st, std::uint64_t n, bool f64, int grid, 
   void* args[] = {&a};
   const void* k = stream_kernel(static_cast<kop>(st.op), f64);
   if (k == nullptr) return cudaErrorInvalidValue;
-  return cudaLaunchKernel(k, dim3(grid), dim3(block_threads), args, 0, s);
+  return cudaLaunchKernel(k, dim3(grid), dim3(block_of[g_variant]), args, 0, s);
 }
 
 cudaError_t launch_dot_coop(const kstep& st, std::uint64_t n, bool f64, double* partials, int grid,

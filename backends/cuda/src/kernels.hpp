@@ -54,8 +54,10 @@ inline constexpr int block_threads = 256;
 /// Kernels whose occupancy the device class asks for.
 enum class kernel_id : std::uint8_t { program_coop, program_split, dot_coop, dot_partial, stream };
 
-/// Picks the fast path's kernel shape (0 to 9, see kernels.cu); for tuning only.
+/// Picks the fast path's kernel shape (0 to 11, see kernels.cu; default 4); for tuning only.
 void set_variant(int v) noexcept;
+/// Returns the threads per block of the fast-path kernel.
+int stream_block() noexcept;
 /// Returns the grid of the fast-path kernel for n elements, given the blocks resident at once.
 int stream_grid(std::uint64_t n, bool f64, int resident) noexcept;
 
