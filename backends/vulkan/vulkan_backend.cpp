@@ -518,7 +518,9 @@ expected<std::vector<physical>> physical_devices() {
 // The device.
 
 constexpr std::uint32_t group_size = 256;            // local_size_x of every shader
-constexpr std::uint32_t max_dot_groups = 2048;       // partial sums per dot chunk
+constexpr std::uint32_t max_dot_groups = 2048;       // partial sums per dot chunk on a GPU
+constexpr std::uint32_t max_dot_groups_cpu = 64;     // on a CPU device (lavapipe), where each
+                                                     // workgroup barrier is costly
 constexpr std::size_t staging_bytes = 64ull << 20;  // reused for upload and download
 constexpr std::size_t max_in_flight = 8;
 
@@ -971,7 +973,8 @@ std::uint32_t vulkan_device::unit_groups(element_type t) const {
 // Workgroups of the dot dispatch over `count` T elements, rounded to the unit.
 std::uint32_t vulkan_device::dot_groups(std::size_t count, element_type t) const {
   const std::uint32_t unit = unit_groups(t);
-  const std::uint32_t groups = groups_for(count, max_dot_groups);
+  const std::uint32_t groups =
+      groups_for(count, p_.info.type == device_type::cpu ? max_dot_groups_cpu : max_dot_groups);
   return (groups + unit - 1) / unit * unit;
 }
 
