@@ -149,9 +149,10 @@ template <char... c>
 inline constexpr bool is_hana_string_v<boost::hana::string<c...>> = true;
 
 // Friend of roster::device (one line in backend.hpp): reaches the protected
-// liveness check. Where D's override is reachable the call names the final
-// type and is direct; otherwise it goes through roster::device (Clang still
-// devirtualizes it, GCC 12 does not).
+// liveness check. Where D's override is reachable from here (D declares
+// `friend struct roster::detail::static_access;`) the call names the final
+// type and is direct; otherwise it goes through roster::device, which Clang
+// still devirtualizes and GCC 12 does not.
 struct static_access {
   template <class D>
   static bool owns(const D& d, const buffer& b) noexcept {
