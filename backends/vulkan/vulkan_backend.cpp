@@ -262,13 +262,22 @@ struct vk_instance {
 };
 
 void make_instance(vk_instance& v) {
-  const char* names[] = {"libvulkan.so.1", "libvulkan.so"};
-  for (const char* name : names)
-    if ((v.library = dlopen(name, RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
+  // ROSTER_VULKAN_LOADER names the loader to use instead of the system's.
+  const char* chosen = std::getenv("ROSTER_VULKAN_LOADER");
+  std::vector<std::string> names;
+  if (chosen != nullptr && *chosen != '\0') names = {chosen};
+  else names = {"libvulkan.so.1", "libvulkan.so"};
+  for (const auto& name : names)
+    if ((v.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
   if (v.library == nullptr) {
+    const char* why = dlerror();
     v.absent = true;
-    v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader libvulkan.so.1 was not found",
-                      "install the Vulkan loader (Debian: libvulkan1) and a driver, " + std::string(exclude_hint));
+    v.failure.emplace(errc::unavailable,
+                      "vulkan: the Vulkan loader " + names.front() + " could not be loaded" +
+                          (why != nullptr ? " (" + std::string(why) + ")" : std::string()),
+                      "install the Vulkan loader (Debian: libvulkan1) and a driver, or point ROSTER_VULKAN_LOADER "
+                      "at one, " +
+                          std::string(exclude_hint));
     return;
   }
   v.fn.vkGetInstanceProcAddr =
@@ -284,7 +293,8 @@ void make_instance(vk_instance& v) {
   fn.name = reinterpret_cast<PFN_##name>(fn.vkGetInstanceProcAddr(VK_NULL_HANDLE, #name));
   ROSTER_IMPL_VK_GLOBAL_FNS(ROSTER_IMPL_VK_LOAD_GLOBAL)
   std::uint32_t loader_version = VK_API_VERSION_1_0;
-  if (fn.vkEnumerateInstanceVersion != nullptr) fn.vkEnumerateInstanceVersion(&loader_version);
+  if (fn.vkEnumerateInstanceVersion != nullptr && fn.vkEnumerateInstanceVersion(&loader_version) != VK_SUCCESS)
+    loader_version = VK_API_VERSION_1_0;
   if (fn.vkCreateInstance == nullptr || loader_version < VK_API_VERSION_1_1) {
     v.absent = true;
     v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader is older than 1.1",
@@ -296,9 +306,17 @@ void make_instance(vk_instance& v) {
   v.validation = env_is("ROSTER_VULKAN_VALIDATION", "1");
   if (v.validation) {
     std::uint32_t n = 0;
-    fn.vkEnumerateInstanceLayerProperties(&n, nullptr);
-    std::vector<VkLayerProperties> props(n);
-    fn.vkEnumerateInstanceLayerProperties(&n, props.data());
+    std::vector<VkLayerProperties> props;
+    VkResult r = fn.vkEnumerateInstanceLayerProperties(&n, nullptr);
+    if (r == VK_SUCCESS) {
+      props.resize(n);
+      r = fn.vkEnumerateInstanceLayerProperties(&n, props.data());
+      props.resize(r == VK_SUCCESS || r == VK_INCOMPLETE ? n : 0);
+    }
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+      v.failure = vk_failure("vulkan", "vkEnumerateInstanceLayerProperties", r);
+      return;
+    }
     bool have = false;
     for (const auto& p : props) have = have || std::strcmp(p.layerName, "VK_LAYER_KHRONOS_validation") == 0;
     if (!have) {
@@ -451,9 +469,12 @@ expected<std::vector<physical>> physical_devices() {
     p.timestamp_bits = queues[*family].timestampValidBits;
 
     std::uint32_t ne = 0;
-    v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, nullptr);
+    r = v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, nullptr);
+    if (r != VK_SUCCESS) return vk_failure("vulkan", "vkEnumerateDeviceExtensionProperties", r);
     std::vector<VkExtensionProperties> exts(ne);
-    v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, exts.data());
+    r = v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, exts.data());
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vk_failure("vulkan", "vkEnumerateDeviceExtensionProperties", r);
+    exts.resize(ne);
 
     VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
     VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -748,7 +769,9 @@ expected<void> vulkan_device::make_pipelines(const spirv (&code)[4], pipeline_se
 
 void vulkan_device::destroy() noexcept {
   if (device_ == VK_NULL_HANDLE) return;
-  fn_.vkDeviceWaitIdle(device_);
+  // A destructor cannot report: on failure (a lost device) there is nothing
+  // left to wait for, and destroying proceeds either way.
+  (void)fn_.vkDeviceWaitIdle(device_);
   for (auto& s : submissions_) {
     if (s.fence) fn_.vkDestroyFence(device_, s.fence, nullptr);
     if (s.pool) fn_.vkDestroyDescriptorPool(device_, s.pool, nullptr);
