@@ -3,6 +3,7 @@
 that docs/consumers.md quotes, in a fresh temporary folder.
 
   consumers.py docs SRC                     the docs' snippets equal the files
+  consumers.py sync-docs SRC                copy the files into the docs' snippets
   consumers.py subproject SRC               subproject/build.sh, roster symlinked in
   consumers.py header-only SRC              header_only/build.sh
   consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR   installed/build.sh
@@ -48,12 +49,27 @@ def check_docs(src):
         with open(os.path.join(src, path), encoding='utf-8') as f:
             want = f.read()
         if body != want:
-            fail('docs/consumers.md: the snippet of %s differs from the file; copy the file into the docs' % path)
+            fail('docs/consumers.md: the snippet of %s differs from the file; run tests/consumers/consumers.py '
+                 'sync-docs .' % path)
         print('ok: ' + path)
     markers = len(re.findall(r'<!-- file: ', text))
     if markers != len(blocks):
         fail('docs/consumers.md: %d file markers but %d quoted blocks; a marker must be followed '
              'by a fenced block' % (markers, len(blocks)))
+
+
+def sync_docs(src):
+    """Rewrites each quoted block of docs/consumers.md from its file."""
+    docs = os.path.join(src, 'docs', 'consumers.md')
+    with open(docs, encoding='utf-8') as f:
+        text = f.read()
+
+    def quote(m):
+        with open(os.path.join(src, m.group(1)), encoding='utf-8') as f:
+            return '<!-- file: %s -->\n```%s\n%s```\n' % (m.group(1), m.group(2), f.read())
+    text = re.sub(r'<!-- file: (\S+) -->\n```([a-z]*)\n(.*?)```\n', quote, text, flags=re.S)
+    with open(docs, 'w', encoding='utf-8') as f:
+        f.write(text)
 
 
 def installed_env(tmp, meson, build, prefix, libdir):
@@ -75,6 +91,9 @@ def main(argv):
     if mode == 'docs':
         check_docs(src)
         return
+    if mode == 'sync-docs':
+        sync_docs(src)
+        return
     tmp = tempfile.mkdtemp(prefix='roster-consumer-')
     try:
         if mode == 'subproject':
@@ -82,7 +101,14 @@ def main(argv):
                                          'build.sh'], tmp)
             os.mkdir(os.path.join(tmp, 'subprojects'))
             os.symlink(src, os.path.join(tmp, 'subprojects', 'roster'))
-            run(['sh', '-ex', 'build.sh'], cwd=tmp)
+            # Hide any roster installed on this machine from dependency(), so
+            # the fallback to the subproject is what runs.
+            empty = os.path.join(tmp, 'no-pkgconfig')
+            os.mkdir(empty)
+            env = dict(os.environ, PKG_CONFIG_LIBDIR=empty, PKG_CONFIG_PATH='', CMAKE_PREFIX_PATH=empty)
+            run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env)
+            if not os.path.isdir(os.path.join(tmp, 'build', 'subprojects', 'roster')):
+                fail('dependency(\'roster\') did not fall back to subprojects/roster')
         elif mode == 'header-only':
             copy_snippets('header_only', ['main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
