@@ -191,14 +191,14 @@ void BM_dispatch_host_cost(benchmark::State& state) {
   void* argv[] = {&args};
   const void* kernel = kd::stream_kernel(kd::k_copy, false);
   auto stream = static_cast<cudaStream_t>(st.dev->native_stream());
-  const int grid = kd::stream_grid(1024, false, 1);  // the grid roster's dispatch picks
+  const int grid = kd::stream_grid(kd::k_copy, 1024, false, 1);  // the grid roster's dispatch picks
   constexpr int per_round = 64;
   std::vector<double> bare_ns, roster_ns;
   using clock = std::chrono::steady_clock;
   for (auto _ : state) {
     auto t0 = clock::now();
     for (int i = 0; i < per_round; ++i)
-      if (cudaLaunchKernel(kernel, dim3(grid), dim3(kd::stream_block()), argv, 0, stream) != cudaSuccess)
+      if (cudaLaunchKernel(kernel, dim3(grid), dim3(kd::stream_block(kd::k_copy)), argv, 0, stream) != cudaSuccess)
         return state.SkipWithError("cudaLaunchKernel failed");
     auto t1 = clock::now();
     state.PauseTiming();

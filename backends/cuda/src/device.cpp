@@ -415,7 +415,7 @@ expected<void> device::run(std::span<const step> steps) {
     const kstep k = kstep_of(*only);
     const std::uint64_t n = length_of(*only);
     if (only->op != op::dot)
-      return launched(detail::launch_stream(k, n, f64, detail::stream_grid(n, f64, grid_stream_[f64][k.op]), stream),
+      return launched(detail::launch_stream(k, n, f64, detail::stream_grid(static_cast<detail::kop>(k.op), n, f64, grid_stream_[f64][k.op]), stream),
                       "an element-wise kernel", false);
     if (mode_ == grid_sync_mode::native)
       return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),

@@ -315,19 +315,30 @@ __global__ void __launch_bounds__(block_threads) program_split_k(const __grid_co
 // Persistent grids (the blocks resident at once, grid-stride): 0: 4 vectors
 // per thread per iteration; 1: the same with the streaming cache policy;
 // 2: 2 vectors; 3: 8 vectors. Full grids (one block per 256 x U vectors, as
-// BabelStream sizes its grid): 4: U = 1 (the default); 5: U = 2; 6: U = 4;
+// BabelStream sizes its grid): 4: U = 1; 5: U = 2; 6: U = 4;
 // 7: U = 1 with the streaming policy; 8: U = 1 with 256-byte L2 prefetch;
-// 9: U = 2, prefetch; 10: U = 1 in blocks of 1024 threads; 11: of 512.
-int g_variant = 4;  // measured best on the H200 (bench/results/cuda.md)
-constexpr int variant_count = 12;
+// 9: U = 2, prefetch; 10: U = 1 in blocks of 1024 threads; 11: of 512;
+// 12 (the default): 4 for fill, copy and mul, 10 for add, triad and nstream.
+int g_variant = 12;  // measured best on the H200 (bench/results/cuda.md)
+constexpr int variant_count = 13;
 
 // hint, vectors per thread per iteration, full grid.
 // hint, vectors per thread per iteration, full grid, threads per block.
-constexpr int hint_of[variant_count] = {plain,    streaming, plain, plain,     plain,    plain,
-                                        plain,    streaming, prefetch, prefetch, plain, plain};
-constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2, 1, 1};
-constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true, true, true, true, true, true};
-constexpr int block_of[variant_count] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 1024, 512};
+// (12 is 4 for one-input ops and 10 for two-input ops: see shape_for.)
+constexpr int hint_of[variant_count] = {plain,    streaming, plain, plain, plain, plain, plain,
+                                        streaming, prefetch, prefetch, plain, plain, plain};
+constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2, 1, 1, 1};
+constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true,
+                                         true,  true,  true,  true,  true,  true};
+constexpr int block_of[variant_count] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 1024, 512, 256};
+
+// The shape an op runs with: the mixed default (12) gives add, triad and
+// nstream (two or three inputs) 1024-thread blocks, which measured up to
+// 0.6% faster for them and 5% slower for copy and mul on the H200.
+int shape_for(int op) {
+  if (g_variant != 12) return g_variant;
+  return op == k_add || op == k_triad || op == k_nstream ? 10 : 4;
+}
 
 template <class T, int V>
 const void* stream_kernel_v(int op) {
@@ -347,7 +358,7 @@ const void* stream_kernel_v(int op) {
 
 template <class T>
 const void* stream_kernel_of(int op) {
-  switch (g_variant) {
+  switch (shape_for(op)) {
     case 1: return stream_kernel_v<T, 1>(op);
     case 2: return stream_kernel_v<T, 2>(op);
     case 3: return stream_kernel_v<T, 3>(op);
@@ -370,7 +381,7 @@ const void* dot_kernel_h(bool coop) {
 
 template <class T>
 const void* dot_kernel_of(bool coop) {
-  switch (hint_of[g_variant]) {
+  switch (hint_of[shape_for(k_dot)]) {
     case streaming: return dot_kernel_h<T, streaming>(coop);
     case prefetch: return dot_kernel_h<T, prefetch>(coop);
     default: return dot_kernel_h<T, plain>(coop);
@@ -395,15 +406,16 @@ const void* kernel_of(kernel_id k, bool f64) {
 
 }  // namespace
 
-void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 4; }
+void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 12; }
 
-int stream_block() noexcept { return block_of[g_variant]; }
+int stream_block(kop op) noexcept { return block_of[shape_for(op)]; }
 
-int stream_grid(std::uint64_t n, bool f64, int resident) noexcept {
+int stream_grid(kop op, std::uint64_t n, bool f64, int resident) noexcept {
+  const int v = shape_for(op);
   const std::uint64_t vectors = n / (f64 ? 2 : 4) + 1;  // + 1: the scalar tail needs a block too
-  const std::uint64_t per_block = std::uint64_t(block_of[g_variant]) * unroll_of[g_variant];
+  const std::uint64_t per_block = std::uint64_t(block_of[v]) * unroll_of[v];
   const std::uint64_t need = (vectors + per_block - 1) / per_block;
-  if (full_of[g_variant]) return static_cast<int>(need < 0x7fffffffu ? need : 0x7fffffffu);
+  if (full_of[v]) return static_cast<int>(need < 0x7fffffffu ? need : 0x7fffffffu);
   return static_cast<int>(need < static_cast<std::uint64_t>(resident) ? need : resident);
 }
 
@@ -413,7 +425,7 @@ int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept {
 
 int stream_blocks_per_sm(kop op, bool f64, int* out) noexcept {
   const void* k = f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
-  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_of[g_variant], 0));
+  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_of[shape_for(op)], 0));
 }
 
 const void* stream_kernel(kop op, bool f64) noexcept {
@@ -425,7 +437,7 @@ cudaError_t launch_stream(const kstep& st, std::uint64_t n, bool f64, int grid, 
   void* args[] = {&a};
   const void* k = stream_kernel(static_cast<kop>(st.op), f64);
   if (k == nullptr) return cudaErrorInvalidValue;
-  return cudaLaunchKernel(k, dim3(grid), dim3(block_of[g_variant]), args, 0, s);
+  return cudaLaunchKernel(k, dim3(grid), dim3(block_of[shape_for(st.op)]), args, 0, s);
 }
 
 cudaError_t launch_dot_coop(const kstep& st, std::uint64_t n, bool f64, double* partials, int grid,

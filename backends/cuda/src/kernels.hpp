@@ -54,12 +54,12 @@ inline constexpr int block_threads = 256;
 /// Kernels whose occupancy the device class asks for.
 enum class kernel_id : std::uint8_t { program_coop, program_split, dot_coop, dot_partial, stream };
 
-/// Picks the fast path's kernel shape (0 to 11, see kernels.cu; default 4); for tuning only.
+/// Picks the fast path's kernel shapes (0 to 12, see kernels.cu; default 12); for tuning only.
 void set_variant(int v) noexcept;
-/// Returns the threads per block of the fast-path kernel.
-int stream_block() noexcept;
-/// Returns the grid of the fast-path kernel for n elements, given the blocks resident at once.
-int stream_grid(std::uint64_t n, bool f64, int resident) noexcept;
+/// Returns the threads per block of an op's fast-path kernel.
+int stream_block(kop op) noexcept;
+/// Returns the grid of an op's fast-path kernel for n elements, given the blocks resident at once.
+int stream_grid(kop op, std::uint64_t n, bool f64, int resident) noexcept;
 
 /// Returns the resident blocks per multiprocessor of a kernel, or a negative CUDA error.
 int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept;
