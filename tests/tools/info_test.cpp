@@ -9,6 +9,10 @@
 
 #include <regex>
 
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 using namespace tools_test;
@@ -287,6 +291,38 @@ TEST(Bench, PlainLinesTableRecordsAndChart) {
   json doc = json::parse(report.out);
   EXPECT_TRUE(doc["adapters"][0]["triad_gbps"].is_number());
   EXPECT_EQ(doc["tuning"]["records"], 2);
+}
+
+// Runs roster-info with stdout on a pseudo-terminal; returns what it wrote there.
+std::string run_on_terminal(const std::vector<std::string>& argv, const std::string& cache) {
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    ::unsetenv("ROSTER_DEVICE_SELECTOR");
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(master, buf, sizeof buf)) > 0;) out.append(buf, static_cast<std::size_t>(n));
+  ::close(master);
+  ::waitpid(pid, nullptr, 0);
+  return out;
+}
+
+TEST(Bench, ProgressBarOnATerminal) {
+  temp_dir cache;
+  const std::string out =
+      run_on_terminal({fake_info, "bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1", "--no-save"},
+                      cache.path);
+  EXPECT_NE(out.find("\r["), std::string::npos) << out;
+  EXPECT_NE(out.find("]  11/11 toolfake:1 grid sync"), std::string::npos) << out;
+  EXPECT_EQ(out.find("toolfake:1 float copy: "), std::string::npos) << "plain lines on a terminal";
+  EXPECT_NE(out.find("GB/s, median of 1 reps"), std::string::npos);
 }
 
 TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
