@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
+#include <unistd.h>
+
+#include <limits>
 
 #include <cmath>
 #include <cstdlib>
@@ -211,6 +214,61 @@ void dot_meets_stated_bound() {
 }
 TEST(cpu_dot, float_meets_stated_bound) { dot_meets_stated_bound<float>(); }
 TEST(cpu_dot, double_meets_stated_bound) { dot_meets_stated_bound<double>(); }
+
+// Streaming (cache-bypassing) stores run where a one-step segment moves more
+// than the threshold; with the threshold at 0 every size takes that path,
+// including unaligned heads and tails, and must give the plain path's values.
+template <class T>
+void streaming_matches_plain() {
+  auto streaming = roster::cpu::backend::open(0);
+  auto plain = roster::cpu::backend::open(0);
+  ASSERT_TRUE(streaming && plain);
+  (*streaming)->set_streaming_threshold(0);
+  (*plain)->set_streaming_threshold(std::size_t{1} << 62);
+  EXPECT_EQ((*streaming)->streaming_threshold(), 0u);
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (std::size_t n : {1, 3, 7, 17, 2047, 4096 + 5, 100003}) {
+    std::vector<T> ha(n), hb(n), hc(n);
+    for (auto* v : {&ha, &hb, &hc})
+      for (auto& x : *v) x = static_cast<T>(dist(rng));
+    std::vector<std::vector<T>> results[2];
+    int k = 0;
+    for (auto* d : {streaming->get(), plain->get()}) {
+      auto a = *d->template allocate<T>(n), b = *d->template allocate<T>(n), c = *d->template allocate<T>(n);
+      ASSERT_TRUE(d->upload(a, std::span<const T>(ha)));
+      ASSERT_TRUE(d->upload(b, std::span<const T>(hb)));
+      ASSERT_TRUE(d->upload(c, std::span<const T>(hc)));
+      std::vector<roster::program> ps(5);
+      ps[0].copy(c, a);
+      ps[1].mul(b, c, 0.75);
+      ps[2].add(c, a, b);
+      ps[3].triad(a, b, c, 1.25);
+      ps[4].fill(b, -2.5);
+      for (const auto& p : ps) {
+        ASSERT_TRUE(d->dispatch(p));
+        std::vector<T> out(n);
+        const roster::buffer& target = p.steps()[0].out;
+        ASSERT_TRUE(d->download(target, std::span<T>(out)));
+        results[k].push_back(out);
+      }
+      ++k;
+    }
+    for (std::size_t p = 0; p < results[0].size(); ++p)
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_NEAR(results[0][p][i], results[1][p][i], 4 * std::numeric_limits<T>::epsilon())
+            << "program " << p << " n = " << n << " i = " << i;
+  }
+}
+TEST(cpu_device, streaming_stores_match_plain_float) { streaming_matches_plain<float>(); }
+TEST(cpu_device, streaming_stores_match_plain_double) { streaming_matches_plain<double>(); }
+
+TEST(cpu_device, streaming_threshold_defaults_to_the_last_level_cache) {
+  auto d = roster::cpu::backend::open(0);
+  ASSERT_TRUE(d);
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  EXPECT_EQ((*d)->streaming_threshold(), llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20);
+}
 
 TEST(cpu_device, dispatch_from_several_threads_is_serialised) {
   auto d = roster::acquire("cpu");

@@ -55,6 +55,11 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] ROSTER_INLINE expected<void> dispatch_steps(std::span<const step> steps) override;
   /// Returns the number of threads the device runs on.
   [[nodiscard]] unsigned threads() const noexcept { return pool_.size(); }
+  /// Sets the bytes a one-step segment must move (all its arrays) before its
+  /// stores bypass the cache; the default is the last-level cache's size.
+  ROSTER_INLINE void set_streaming_threshold(std::size_t bytes) noexcept;
+  /// Returns the bytes above which stores bypass the cache.
+  [[nodiscard]] ROSTER_INLINE std::size_t streaming_threshold() const noexcept;
   /// Returns the address of a live buffer's memory, or null.
   [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
 
@@ -81,6 +86,7 @@ class ROSTER_API device final : public roster::device {
   mutable std::mutex mutex_;     // guards memory_ and serialises dispatches
   std::vector<memory> memory_;   // by slot; a slot is never reused, so a released handle stays invalid
   std::vector<double> partials_;  // dot partial sums, one cache line per thread and dot step
+  std::size_t streaming_threshold_ = 0;
 };
 
 /// The backend type ROSTER_REGISTER_BACKEND registers.

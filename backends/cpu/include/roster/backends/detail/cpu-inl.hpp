@@ -77,10 +77,20 @@ struct cpu_step {
 
 template <class T>
 inline void cpu_run_step(const cpu_step<T>& s, std::size_t lo, std::size_t hi, double* partials,
-                         std::size_t stride, unsigned t) noexcept {
+                         std::size_t stride, unsigned t, bool streaming = false) noexcept {
   if (hi > s.n) hi = s.n;
   if (lo >= hi) return;
   const std::size_t n = hi - lo;
+  if (streaming) {
+    switch (s.kind) {
+      case op::fill: cpu_fill_stream(s.out + lo, s.scalar, n); return;
+      case op::copy: cpu_copy_stream(s.out + lo, s.in1 + lo, n); return;
+      case op::mul: cpu_mul_stream(s.out + lo, s.in1 + lo, s.scalar, n); return;
+      case op::add: cpu_add_stream(s.out + lo, s.in1 + lo, s.in2 + lo, n); return;
+      case op::triad: cpu_triad_stream(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); return;
+      default: break;  // nstream reads its output; dot stores one value
+    }
+  }
   switch (s.kind) {
     case op::fill: cpu_fill(s.out + lo, s.scalar, n); break;
     case op::copy: cpu_copy(s.out + lo, s.in1 + lo, n); break;
@@ -98,6 +108,7 @@ struct cpu_segment {
   std::size_t first = 0, count = 0;  // range in the plan's steps
   std::size_t length = 0;            // longest step
   std::size_t dots = 0;              // dot steps in it
+  bool streaming = false;            // one step over arrays larger than the cache: bypass it
 };
 
 template <class T>
@@ -117,7 +128,9 @@ struct cpu_plan {
       const cpu_step<T>* first = steps.data() + seg.first;
       if (seg.count == 1) {
         // One step: the thread's whole range in one call.
-        cpu_run_step(*first, b0 * cpu::block_elements, b1 * cpu::block_elements, partials, stride, t);
+        cpu_run_step(*first, b0 * cpu::block_elements, b1 * cpu::block_elements, partials, stride, t,
+                     seg.streaming);
+        if (seg.streaming) cpu_stream_fence();  // streaming stores are visible before the barrier
       } else {
         // Fused: each block goes through every step while it is in cache.
         for (std::size_t b = b0; b < b1; ++b)
@@ -205,7 +218,20 @@ ROSTER_INLINE adapter_info host_adapter(unsigned threads) {
 }
 
 ROSTER_INLINE device::device(unsigned threads, adapter_info info)
-    : adapter_(std::move(info)), pool_(threads) {}
+    : adapter_(std::move(info)), pool_(threads) {
+  const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  streaming_threshold_ = llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20;
+}
+
+ROSTER_INLINE void device::set_streaming_threshold(std::size_t bytes) noexcept {
+  std::lock_guard lock(mutex_);
+  streaming_threshold_ = bytes;
+}
+
+ROSTER_INLINE std::size_t device::streaming_threshold() const noexcept {
+  std::lock_guard lock(mutex_);
+  return streaming_threshold_;
+}
 
 ROSTER_INLINE device::~device() {
   for (auto& m : memory_)
@@ -353,6 +379,12 @@ expected<void> device::run(std::span<const step> steps) {
     ++seg.count;
   }
   close();
+  for (auto& g : plan.segments) {
+    if (g.count != 1 || !detail::cpu_has_streaming) continue;
+    const auto& st = plan.steps[g.first];
+    const std::size_t arrays = st.kind == op::fill ? 1 : (st.kind == op::copy || st.kind == op::mul) ? 2 : 3;
+    g.streaming = arrays * st.n * sizeof(T) > streaming_threshold_;
+  }
   // Partials: one run of `threads` doubles per dot step, padded to a cache line.
   plan.stride = (threads + 7) / 8 * 8;
   partials_.assign(dots * plan.stride, 0.0);

@@ -13,6 +13,12 @@
 // a partial overlap cannot occur.
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#  include <emmintrin.h>
+#endif
 
 namespace roster::detail {
 
@@ -81,5 +87,88 @@ inline double cpu_dot(const T* __restrict a, const T* __restrict b, std::size_t 
     for (std::size_t j = 0; j < w; ++j) acc[j] += acc[j + w];
   return acc[0];
 }
+
+// Streaming stores: for arrays larger than the last-level cache, the output
+// is written with non-temporal stores that bypass the cache, so a store does
+// not first read its line from memory (write-allocate) and evict what the
+// next pass needs. x86 only; elsewhere cpu_has_streaming is false and the
+// plain loops run. The caller issues cpu_stream_fence() before other threads
+// may read the output.
+#if defined(__SSE2__)
+inline constexpr bool cpu_has_streaming = true;
+
+template <class T>
+struct cpu_vector {
+  typedef T type __attribute__((vector_size(16)));
+};
+template <class T>
+using cpu_vec = typename cpu_vector<T>::type;
+
+template <class T>
+inline cpu_vec<T> cpu_load(const T* p) noexcept {
+  cpu_vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void cpu_stream(double* p, cpu_vec<double> v) noexcept { _mm_stream_pd(p, reinterpret_cast<__m128d&>(v)); }
+inline void cpu_stream(float* p, cpu_vec<float> v) noexcept { _mm_stream_ps(p, reinterpret_cast<__m128&>(v)); }
+inline void cpu_stream_fence() noexcept { _mm_sfence(); }
+
+// out[i] = f(i) for i in [0, n): scalar up to a 16-byte boundary, then one
+// full cache line (four 16-byte streaming stores) per iteration, then a tail.
+template <class T, class Scalar, class Vector>
+inline void cpu_stream_loop(T* __restrict out, std::size_t n, Scalar scalar, Vector vector) noexcept {
+  constexpr std::size_t w = 16 / sizeof(T);
+  std::size_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = scalar(i);
+  for (; i + 4 * w <= n; i += 4 * w) {
+    const cpu_vec<T> v0 = vector(i), v1 = vector(i + w), v2 = vector(i + 2 * w), v3 = vector(i + 3 * w);
+    cpu_stream(out + i, v0);
+    cpu_stream(out + i + w, v1);
+    cpu_stream(out + i + 2 * w, v2);
+    cpu_stream(out + i + 3 * w, v3);
+  }
+  for (; i < n; ++i) out[i] = scalar(i);
+}
+
+template <class T>
+inline void cpu_fill_stream(T* __restrict a, T x, std::size_t n) noexcept {
+  cpu_vec<T> v;
+  for (std::size_t j = 0; j < 16 / sizeof(T); ++j) v[j] = x;
+  cpu_stream_loop(a, n, [&](std::size_t) { return x; }, [&](std::size_t) { return v; });
+}
+template <class T>
+inline void cpu_copy_stream(T* __restrict c, const T* __restrict a, std::size_t n) noexcept {
+  cpu_stream_loop(c, n, [&](std::size_t i) { return a[i]; }, [&](std::size_t i) { return cpu_load(a + i); });
+}
+template <class T>
+inline void cpu_mul_stream(T* __restrict b, const T* __restrict c, T s, std::size_t n) noexcept {
+  cpu_stream_loop(b, n, [&](std::size_t i) { return s * c[i]; }, [&](std::size_t i) { return s * cpu_load(c + i); });
+}
+template <class T>
+inline void cpu_add_stream(T* __restrict c, const T* __restrict a, const T* __restrict b, std::size_t n) noexcept {
+  cpu_stream_loop(c, n, [&](std::size_t i) { return a[i] + b[i]; },
+                  [&](std::size_t i) { return cpu_load(a + i) + cpu_load(b + i); });
+}
+template <class T>
+inline void cpu_triad_stream(T* __restrict a, const T* __restrict b, const T* __restrict c, T s,
+                             std::size_t n) noexcept {
+  cpu_stream_loop(a, n, [&](std::size_t i) { return b[i] + s * c[i]; },
+                  [&](std::size_t i) { return cpu_load(b + i) + s * cpu_load(c + i); });
+}
+#else
+inline constexpr bool cpu_has_streaming = false;
+inline void cpu_stream_fence() noexcept {}
+template <class T>
+inline void cpu_fill_stream(T* a, T x, std::size_t n) noexcept { cpu_fill(a, x, n); }
+template <class T>
+inline void cpu_copy_stream(T* c, const T* a, std::size_t n) noexcept { cpu_copy(c, a, n); }
+template <class T>
+inline void cpu_mul_stream(T* b, const T* c, T s, std::size_t n) noexcept { cpu_mul(b, c, s, n); }
+template <class T>
+inline void cpu_add_stream(T* c, const T* a, const T* b, std::size_t n) noexcept { cpu_add(c, a, b, n); }
+template <class T>
+inline void cpu_triad_stream(T* a, const T* b, const T* c, T s, std::size_t n) noexcept { cpu_triad(a, b, c, s, n); }
+#endif
 
 }  // namespace roster::detail
