@@ -8,6 +8,7 @@
 #include <roster/error.hpp>
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -102,28 +103,64 @@ constexpr std::uint64_t swar_eq(std::uint64_t x, unsigned c) noexcept {
   return n;
 }
 
-// Hashes a key padded by normalize_spec_into, a word at a time.
-[[gnu::always_inline]] inline std::uint64_t spec_hash_padded(const char* key, std::size_t n) noexcept {
-  std::uint64_t h = 0x243f6a8885a308d3ull ^ n;
-  for (std::size_t i = 0; i < n; i += 8) {
-    std::uint64_t word;
-    std::memcpy(&word, key + i, 8);
-    h = (h ^ word) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
+// Most words in a spelling the hit path looks up: texts of up to 64 characters.
+inline constexpr std::size_t spelling_words = 8;
+
+// Loads text (at most 64 characters) as little-endian words, the last one zero
+// padded, without reading past its end; returns the number of words.
+[[gnu::always_inline]] inline std::size_t load_spelling(std::string_view text,
+                                                        std::uint64_t (&w)[spelling_words]) noexcept {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+  const std::size_t full = n / 8;
+  const std::size_t rem = n % 8;
+  if constexpr (std::endian::native == std::endian::little) {
+    // Unrolled on purpose: GCC turns a loop of word copies into `rep movsq`,
+    // which costs more than the rest of a cache hit on some Xeons.
+    if (full > 0) std::memcpy(&w[0], p, 8);
+    if (full > 1) std::memcpy(&w[1], p + 8, 8);
+    if (full > 2) std::memcpy(&w[2], p + 16, 8);
+    if (full > 3) std::memcpy(&w[3], p + 24, 8);
+    if (full > 4) std::memcpy(&w[4], p + 32, 8);
+    if (full > 5) std::memcpy(&w[5], p + 40, 8);
+    if (full > 6) std::memcpy(&w[6], p + 48, 8);
+    if (full > 7) std::memcpy(&w[7], p + 56, 8);
+    if (rem != 0) {
+      std::uint64_t last;
+      if (n >= 8) {  // the eight bytes ending at the end, shifted down
+        std::memcpy(&last, p + n - 8, 8);
+        last >>= (8 - rem) * 8;
+      } else if (n >= 4) {  // two overlapping four-byte loads
+        std::uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        last = lo | (static_cast<std::uint64_t>(hi) << ((n - 4) * 8));
+      } else {
+        last = static_cast<unsigned char>(p[0]);
+        if (n > 1) last |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[1])) << 8;
+        if (n > 2) last |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[2])) << 16;
+      }
+      w[full] = last;
+    }
+  } else {
+    for (std::size_t i = 0; i < full + (rem != 0); ++i) {
+      std::uint64_t v = 0;
+      for (std::size_t b = 0; b < 8 && 8 * i + b < n; ++b)
+        v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[8 * i + b])) << (8 * b);
+      w[i] = v;
+    }
   }
-  return h;
+  return full + (rem != 0);
 }
 
-// Hashes any normalized key as spec_hash_padded would.
-inline std::uint64_t spec_hash(std::string_view key) noexcept {
-  std::uint64_t h = 0x243f6a8885a308d3ull ^ key.size();
-  for (std::size_t i = 0; i < key.size(); i += 8) {
-    std::uint64_t word = 0;
-    std::memcpy(&word, key.data() + i, key.size() - i < 8 ? key.size() - i : 8);
-    h = (h ^ word) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 29;
-  }
-  return h;
+// Hashes the words of a spelling of n characters. The words are multiplied
+// independently (no chain from one word to the next), so a short spec hashes
+// in a few cycles.
+[[gnu::always_inline]] inline std::uint64_t spelling_hash(const std::uint64_t* w, std::size_t words,
+                                                          std::size_t n) noexcept {
+  std::uint64_t h = n * 0x9e3779b97f4a7c15ull;
+  for (std::size_t i = 0; i < words; ++i) h += (w[i] ^ (0x243f6a8885a308d3ull * (i + 1))) * 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 29);
 }
 }  // namespace detail
 

@@ -27,28 +27,31 @@ struct cache_slot {
   std::optional<roster::error> failure;
 };
 
-// One spelling of a spec that leads to a slot: its normalized text, and each
-// other text a caller passed ("CUDA", " cuda:0 "), so a repeated call skips
-// normalizing. Immutable once published; never freed.
-struct cache_spelling {
-  std::uint64_t words[spec_key_capacity / 8] = {};  // the text, zero padded
-  std::size_t size = 0;
-  std::uint64_t hash = 0;
-  cache_slot* slot = nullptr;
-};
-
 // Most spellings kept besides the normalized ones; beyond it, a new spelling
 // is still a hit, through the normalizer.
 inline constexpr std::size_t max_extra_spellings = 1024;
 
+// One spelling of a spec, inline in the table: its normalized text, or another
+// text a caller passed ("CUDA", " cuda:0 "), so a repeated call skips
+// normalizing. `opened` is the slot's device once it is open (the table is
+// republished then), so a hit reads nothing but the table.
+struct cache_entry {
+  std::uint64_t hash = 0;
+  std::size_t size = 0;  // characters; 0 marks an empty entry
+  device* opened = nullptr;
+  cache_slot* slot = nullptr;
+  std::uint64_t words[spelling_words] = {};  // the text, zero padded
+};
+
 // An immutable open-addressing table of spellings (power-of-two size, linear
-// probing, at most a quarter full), rebuilt whole on insert.
+// probing, at most a quarter full), rebuilt whole on every change.
 struct cache_table {
-  std::vector<const cache_spelling*> spellings;  // every spelling, for rebuilding
-  std::vector<const cache_spelling*> entries;    // the hash table; empty entries are null
   std::size_t mask = 0;
-  std::size_t extra = 0;                         // spellings that are not normalized keys
-  const cache_table* retired_next = nullptr;     // old tables stay readable
+  const cache_entry* entries = nullptr;         // the hash table, mask + 1 entries
+  std::vector<cache_entry> storage;             // owns entries
+  std::vector<cache_entry> spellings;           // every spelling, for rebuilding
+  std::size_t extra = 0;                        // spellings that are not normalized keys
+  const cache_table* retired_next = nullptr;    // old tables stay readable
 };
 
 struct device_cache {
@@ -67,57 +70,55 @@ ROSTER_API ROSTER_INLINE std::atomic<std::uint64_t>& scan_generation() noexcept 
   return g;
 }
 
-// Whether a text fits a spelling's words with its zero padding.
-constexpr bool fits_spelling(std::size_t n) noexcept { return n + 8 <= spec_key_capacity; }
+// Whether a text can be a spelling.
+constexpr bool fits_spelling(std::size_t n) noexcept { return n > 0 && n <= 8 * spelling_words; }
 
-// The lookup of the hit path: a text zero padded to whole words.
-[[gnu::always_inline]] inline cache_slot* find_spelling(const cache_table* t, const char* text,
-                                                        std::size_t n) noexcept {
-  const std::uint64_t hash = spec_hash_padded(text, n);
+// The lookup of the hit path, over a spelling loaded as words.
+[[gnu::always_inline]] inline const cache_entry* find_spelling(const cache_table* t, const std::uint64_t* w,
+                                                               std::size_t words, std::size_t n) noexcept {
+  const std::uint64_t hash = spelling_hash(w, words, n);
   for (std::size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
-    const cache_spelling* e = t->entries[i];
-    if (e == nullptr) return nullptr;
-    if (e->hash != hash || e->size != n) continue;
+    const cache_entry& e = t->entries[i];
+    if (e.size == 0) return nullptr;
+    if (e.hash != hash || e.size != n) continue;
     bool same = true;
-    for (std::size_t w = 0; w < n; w += 8) {
-      std::uint64_t word;
-      std::memcpy(&word, text + w, 8);
-      same &= word == e->words[w / 8];
-    }
-    if (same) return e->slot;
+    for (std::size_t k = 0; k < words; ++k) same &= w[k] == e.words[k];
+    if (same) return &e;
   }
 }
 
-// Looks a text up, padding it first; null when absent or too long.
-inline cache_slot* find_text(const cache_table* t, std::string_view text) noexcept {
+inline const cache_entry* find_text(const cache_table* t, std::string_view text) noexcept {
   if (t == nullptr || !fits_spelling(text.size())) return nullptr;
-  char padded[spec_key_capacity] = {};
-  std::memcpy(padded, text.data(), text.size());
-  return find_spelling(t, padded, text.size());
+  std::uint64_t w[spelling_words];
+  const std::size_t words = load_spelling(text, w);
+  return find_spelling(t, w, words, text.size());
 }
 
-inline const cache_spelling* make_spelling(std::string_view text, cache_slot* slot) {
-  auto* s = new cache_spelling;
-  std::memcpy(s->words, text.data(), text.size());
-  s->size = text.size();
-  s->hash = spec_hash_padded(reinterpret_cast<const char*>(s->words), s->size);
-  s->slot = slot;
-  return s;
+inline cache_entry make_spelling(std::string_view text, cache_slot* slot) {
+  cache_entry e;
+  const std::size_t words = load_spelling(text, e.words);
+  e.size = text.size();
+  e.hash = spelling_hash(e.words, words, e.size);
+  e.slot = slot;
+  if (slot->state.load(std::memory_order_acquire) == slot_opened) e.opened = slot->opened;
+  return e;
 }
 
 // Publishes a table holding these spellings; cache mutex held.
-inline void publish_table(device_cache& c, std::vector<const cache_spelling*> spellings, std::size_t extra) {
+inline void publish_table(device_cache& c, std::vector<cache_entry> spellings, std::size_t extra) {
   const cache_table* old = c.current.load(std::memory_order_relaxed);
   auto* t = new cache_table;
   std::size_t size = 16;
   while (size < 4 * spellings.size()) size *= 2;  // at most a quarter full: a miss stops soon
-  t->entries.assign(size, nullptr);
+  t->storage.assign(size, cache_entry{});
   t->mask = size - 1;
-  for (const cache_spelling* s : spellings) {
-    std::size_t i = s->hash & t->mask;
-    while (t->entries[i] != nullptr) i = (i + 1) & t->mask;
-    t->entries[i] = s;
+  for (auto& s : spellings) {
+    if (s.opened == nullptr && s.slot->state.load(std::memory_order_acquire) == slot_opened) s.opened = s.slot->opened;
+    std::size_t i = s.hash & t->mask;
+    while (t->storage[i].size != 0) i = (i + 1) & t->mask;
+    t->storage[i] = s;
   }
+  t->entries = t->storage.data();
   t->spellings = std::move(spellings);
   t->extra = extra;
   t->retired_next = old;
@@ -142,12 +143,12 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
       std::lock_guard lock(c.mutex);
       const cache_table* t = c.current.load(std::memory_order_acquire);
       if (fits_spelling(key.size())) {
-        slot = find_text(t, key);
+        if (const cache_entry* e = find_text(t, key)) slot = e->slot;
       } else {
         for (cache_slot* s : long_keys())
           if (s->key == key) slot = s;
       }
-      std::vector<const cache_spelling*> spellings;
+      std::vector<cache_entry> spellings;
       std::size_t extra = t != nullptr ? t->extra : 0;
       if (t != nullptr) spellings = t->spellings;
       const std::size_t before = spellings.size();
@@ -165,17 +166,27 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
       }
       if (spellings.size() != before) publish_table(c, std::move(spellings), extra);
     }
-    std::lock_guard open_lock(slot->open_mutex);
-    if (slot->state.load(std::memory_order_acquire) == slot_empty) {
-      auto d = acquire(key);
-      if (d) {
-        slot->owner = std::move(*d);
-        slot->opened = slot->owner.get();
-        slot->state.store(slot_opened, std::memory_order_release);
-      } else {
-        slot->failure.emplace(std::move(d).error());
-        slot->state.store(slot_failed, std::memory_order_release);
+    bool opened_now = false;
+    {
+      std::lock_guard open_lock(slot->open_mutex);
+      if (slot->state.load(std::memory_order_acquire) == slot_empty) {
+        auto d = acquire(key);
+        if (d) {
+          slot->owner = std::move(*d);
+          slot->opened = slot->owner.get();
+          slot->state.store(slot_opened, std::memory_order_release);
+          opened_now = true;
+        } else {
+          slot->failure.emplace(std::move(d).error());
+          slot->state.store(slot_failed, std::memory_order_release);
+        }
       }
+    }
+    if (opened_now) {
+      // Republish, so hits find the device in the table itself.
+      std::lock_guard lock(c.mutex);
+      const cache_table* t = c.current.load(std::memory_order_relaxed);
+      if (t != nullptr) publish_table(c, t->spellings, t->extra);
     }
     if (slot->state.load(std::memory_order_acquire) == slot_opened) return slot->opened;
     return *slot->failure;
@@ -203,23 +214,18 @@ inline void forget_failures() noexcept {
     const cache_table* old = c.current.load(std::memory_order_relaxed);
     if (old == nullptr) return;
     std::vector<std::pair<cache_slot*, cache_slot*>> replaced;  // failed -> fresh
-    std::vector<const cache_spelling*> spellings;
-    spellings.reserve(old->spellings.size());
-    // Each slot's normalized spelling comes before its other spellings.
-    for (const cache_spelling* s : old->spellings) {
-      if (s->slot->state.load(std::memory_order_acquire) != slot_failed) {
-        spellings.push_back(s);
-        continue;
-      }
+    std::vector<cache_entry> spellings = old->spellings;
+    for (auto& s : spellings) {
+      if (s.slot->state.load(std::memory_order_acquire) != slot_failed) continue;
       cache_slot* fresh = nullptr;
       for (auto& [from, to] : replaced)
-        if (from == s->slot) fresh = to;
+        if (from == s.slot) fresh = to;
       if (fresh == nullptr) {
-        fresh = fresh_for(s->slot);
-        replaced.emplace_back(s->slot, fresh);
+        fresh = fresh_for(s.slot);
+        replaced.emplace_back(s.slot, fresh);
       }
-      spellings.push_back(make_spelling(
-          std::string_view(reinterpret_cast<const char*>(s->words), s->size), fresh));
+      s.slot = fresh;
+      s.opened = nullptr;
     }
     publish_table(c, std::move(spellings), old->extra);
   } catch (...) {
@@ -233,20 +239,21 @@ ROSTER_INLINE expected<device*> get_device(std::string_view spec) noexcept {
   // A local reference: the_device_cache() is exported, so calling it would go through the PLT.
   static detail::device_cache& cache = detail::the_device_cache();
   if (const detail::cache_table* t = cache.current.load(std::memory_order_acquire)) [[likely]] {
-    char text[detail::spec_key_capacity];
-    detail::cache_slot* slot = nullptr;
+    std::uint64_t w[detail::spelling_words];
+    const detail::cache_entry* e = nullptr;
     // The spelling as given (seen before), else its normalized form.
-    if (detail::fits_spelling(spec.size())) [[likely]] {
-      std::memcpy(text, spec.data(), spec.size());
-      std::memset(text + spec.size(), 0, 8);
-      slot = detail::find_spelling(t, text, spec.size());
-    }
-    if (slot == nullptr) {
+    if (detail::fits_spelling(spec.size())) [[likely]]
+      e = detail::find_spelling(t, w, detail::load_spelling(spec, w), spec.size());
+    if (e == nullptr) {
+      char text[detail::spec_key_capacity];
       if (const std::size_t n = detail::normalize_spec_into(spec, text); n != 0)
-        slot = detail::find_spelling(t, text, n);
+        e = detail::find_spelling(t, w, detail::load_spelling({text, n}, w), n);
     }
-    if (slot != nullptr && slot->state.load(std::memory_order_acquire) == detail::slot_opened) [[likely]]
-      return slot->opened;
+    if (e != nullptr) [[likely]] {
+      if (e->opened != nullptr) [[likely]]
+        return e->opened;
+      if (e->slot->state.load(std::memory_order_acquire) == detail::slot_opened) return e->slot->opened;
+    }
   }
   return detail::get_device_slow(spec);
 }
