@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -41,17 +42,20 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
     return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
                       "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
   const std::string full = fs::absolute(file, ec).lexically_normal().string();
-  auto& r = detail::plugins();
-  std::lock_guard lock(r.mutex);
+  // dlopen runs the plugin's start-up code, which may call roster: no lock held.
   void* handle = dlopen(full.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
     return make_error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
                       "check that the file is a shared object for this machine whose libraries resolve "
                       "(ldd '" + full + "'), or move it out of the plugin folder");
+  auto& r = detail::plugins();
+  std::unique_lock lock(r.mutex);
   for (const auto& p : r.loaded)
     if (p.handle == handle) {
+      plugin same = p;
+      lock.unlock();
       dlclose(handle);  // dlopen counted one more reference: give it back
-      return p;
+      return same;
     }
   r.loaded.push_back(plugin{full, handle});
   return r.loaded.back();
@@ -102,13 +106,17 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins() {
 
 ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   auto& r = detail::plugins();
-  std::lock_guard lock(r.mutex);
-  auto at = std::find_if(r.loaded.begin(), r.loaded.end(), [&](const plugin& q) { return q.handle == p.handle; });
-  if (p.handle == nullptr || at == r.loaded.end())
-    return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
-                      "unload a plugin that roster::load_plugin or load_plugins returned, once");
-  const std::string path = at->path;
-  r.loaded.erase(at);
+  std::string path;
+  {
+    std::lock_guard lock(r.mutex);
+    auto at = std::find_if(r.loaded.begin(), r.loaded.end(), [&](const plugin& q) { return q.handle == p.handle; });
+    if (p.handle == nullptr || at == r.loaded.end())
+      return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
+                        "unload a plugin that roster::load_plugin or load_plugins returned, once");
+    path = at->path;
+    r.loaded.erase(at);
+  }
+  // dlclose runs the plugin's exit code, which may call roster: no lock held.
   if (dlclose(p.handle) != 0)
     return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + detail::dl_error_text(),
                       "check that the handle came from roster::load_plugin");
@@ -129,6 +137,10 @@ ROSTER_INLINE std::vector<plugin> loaded_plugins() {
 }
 
 ROSTER_INLINE const expected<void>& load_plugin_path_once() noexcept {
+  // After the first load: one acquire load, no lock, no allocation.
+  static constinit std::atomic<const expected<void>*> done{nullptr};
+  if (const auto* r = done.load(std::memory_order_acquire)) [[likely]]
+    return *r;
   // A plugin whose start-up code asks for the backends would re-enter here
   // while the static below is being initialised: answer it with success.
   static thread_local bool loading = false;
@@ -146,6 +158,7 @@ ROSTER_INLINE const expected<void>& load_plugin_path_once() noexcept {
     }
   }();
   loading = false;
+  done.store(&result, std::memory_order_release);
   return result;
 }
 
