@@ -5,8 +5,11 @@
 #include <roster/config.hpp>
 #include <roster/detail/inventory_hub.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <concepts>
+#include <cstring>
+#include <functional>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -34,14 +37,28 @@ struct inventory_stats {
 
 namespace detail {
 
+// Sorts gathered entries by T's key (a type without a key by site), then by
+// module load order, then site. Instantiated per T so the key comparison is
+// inlined: the sort is most of a collection's time.
 template <class T>
-bool entry_less(const void* a, const void* b) noexcept {
-  if constexpr (keyed_entry<T>) {
-    return static_cast<const T*>(a)->key() < static_cast<const T*>(b)->key();
-  } else {
-    (void)a, (void)b;
-    return false;
-  }
+void sort_entries(walk_entry* first, walk_entry* last) noexcept {
+  std::sort(first, last, [](const walk_entry& a, const walk_entry& b) noexcept {
+    if constexpr (keyed_entry<T>) {
+      const auto& ka = static_cast<const T*>(a.object)->key();
+      const auto& kb = static_cast<const T*>(b.object)->key();
+      if (ka < kb) return true;
+      if (kb < ka) return false;
+    } else {
+      // Sites first, so the copies of one site linked into several modules
+      // are adjacent for the duplicate pass.
+      int c = std::strcmp(a.sub->site, b.sub->site);
+      if (c != 0) return c < 0;
+    }
+    if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
+    int c = std::strcmp(a.sub->site, b.sub->site);
+    if (c != 0) return c < 0;
+    return std::less<const void*>{}(a.object, b.object);
+  });
 }
 
 template <class T>
@@ -55,7 +72,7 @@ bool entry_same_key(const void* a, const void* b) noexcept {
 }
 
 template <class T>
-constexpr entry_ops ops_of{type_key<T>(), type_name<T>(), &entry_less<T>, &entry_same_key<T>,
+constexpr entry_ops ops_of{type_key<T>(), type_name<T>(), &sort_entries<T>, &entry_same_key<T>,
                            keyed_entry<T>};
 
 template <class T>

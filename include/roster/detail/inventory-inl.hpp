@@ -61,11 +61,6 @@ inline int order_modules_cb(dl_phdr_info* info, std::size_t, void* data) noexcep
   return 0;
 }
 
-struct walk_entry {
-  const void* object;
-  const submission* sub;
-  std::size_t module_rank;
-};
 }  // namespace
 
 ROSTER_API ROSTER_INLINE void attach_module(module_node& node) noexcept {
@@ -185,22 +180,8 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
       if (matches(*p)) work[n++] = walk_entry{(*p)->object, *p, r};
   }
 
-  // Sort by key, then module rank, then site: never by section order. A type
-  // without a key is sorted by site first, so that the copies of one site
-  // linked into several modules are adjacent for the duplicate pass.
-  std::sort(work, work + n, [&](const walk_entry& a, const walk_entry& b) {
-    if (ops.keyed) {
-      if (ops.less(a.object, b.object)) return true;
-      if (ops.less(b.object, a.object)) return false;
-    } else {
-      int c = std::strcmp(a.sub->site, b.sub->site);
-      if (c != 0) return c < 0;
-    }
-    if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
-    int c = std::strcmp(a.sub->site, b.sub->site);
-    if (c != 0) return c < 0;
-    return a.object < b.object;
-  });
+  // Sort by key, then module rank, then site: never by section order.
+  ops.sort(work, work + n);
 
   // Duplicate policy: the same object submitted from many translation units
   // is one entry; the same submission site in several modules (one static

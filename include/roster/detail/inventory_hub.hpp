@@ -38,10 +38,17 @@ constexpr std::uint64_t type_key() noexcept {
   return h;
 }
 
+/// One entry while a collection gathers and sorts them.
+struct walk_entry {
+  const void* object;
+  const submission* sub;
+  std::size_t module_rank;  // the module's place in the dynamic linker's list
+};
+
 struct entry_ops {
   std::uint64_t type;
   std::string_view name;
-  bool (*less)(const void*, const void*) noexcept;
+  void (*sort)(walk_entry* first, walk_entry* last) noexcept;
   bool (*same_key)(const void*, const void*) noexcept;
   bool keyed;
 };
