@@ -63,6 +63,8 @@ class ROSTER_API device final : public roster::device {
   /// Returns the address of a live buffer's memory, or null.
   [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
 
+  friend struct roster::detail::static_access;  // direct liveness check in static dispatch
+
  protected:
   [[nodiscard]] ROSTER_INLINE expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
   [[nodiscard]] ROSTER_INLINE expected<void> do_release(std::uint32_t slot) override;
