@@ -2,12 +2,12 @@
 /// The device cache: one live device per normalized spec for the life of the
 /// process, and factories registered at run time beside the inventory's.
 
-#include <roster/acquire.hpp>
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -162,6 +162,8 @@ inline constexpr std::size_t spelling_words = 8;
   for (std::size_t i = 0; i < words; ++i) h += (w[i] ^ (0x243f6a8885a308d3ull * (i + 1))) * 0xbf58476d1ce4e5b9ull;
   return h ^ (h >> 29);
 }
+// Bumped by rescan(); circuits() re-scans when its snapshot is older.
+ROSTER_API ROSTER_INLINE std::atomic<std::uint64_t>& scan_generation() noexcept;
 }  // namespace detail
 
 /// Returns the cached device for a spec ("CPU", "cuda:1", " Vulkan:0 "), opening

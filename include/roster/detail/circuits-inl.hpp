@@ -3,7 +3,7 @@
 // rank binding and the trace.
 
 #include <roster/circuits.hpp>
-#include <roster/detail/device-inl.hpp>
+#include <roster/device.hpp>
 #include <roster/detail/select-inl.hpp>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 #pragma once
 // Private: the device cache and run-time factories.
 
+#include <roster/acquire.hpp>
 #include <roster/device.hpp>
 #include <roster/detail/backend-inl.hpp>
 
@@ -64,7 +65,6 @@ ROSTER_API ROSTER_INLINE device_cache& the_device_cache() noexcept {
   return c;
 }
 
-// Bumped by rescan(); circuits() re-scans when its snapshot is older.
 ROSTER_API ROSTER_INLINE std::atomic<std::uint64_t>& scan_generation() noexcept {
   static constinit std::atomic<std::uint64_t> g{0};
   return g;
@@ -127,7 +127,7 @@ inline void publish_table(device_cache& c, std::vector<cache_entry> spellings, s
 
 // Normalized keys too long for a spelling (a type past spec_type_max) live
 // here; the hit path never sees them.
-inline std::vector<cache_slot*>& long_keys() {
+ROSTER_API inline std::vector<cache_slot*>& long_keys() {
   static std::vector<cache_slot*> v;
   return v;
 }
