@@ -5,6 +5,7 @@
 // spelling the cache opened the device with (the usual repeated call);
 // get_device_hit_other_spelling in one it has not seen, which it normalizes.
 
+#include <roster/acquire.hpp>
 #include <roster/device.hpp>
 
 #include <benchmark/benchmark.h>
