@@ -2,11 +2,14 @@
 // Private: spec parsing, wrappers and the router.
 
 #include <roster/acquire.hpp>
-#include <roster/tuning.hpp>
 
 #include <cctype>
 
 namespace roster {
+
+// Declared in tuning.hpp, which is included at the end of this file: tuning.hpp
+// includes acquire.hpp through circuits.hpp, so including it first would cycle.
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool prefer_split_for(const adapter_info& a);
 
 ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text) {
   const std::string shown(text);
@@ -109,3 +112,5 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
 }
 
 }  // namespace roster
+
+#include <roster/tuning.hpp>
