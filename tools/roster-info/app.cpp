@@ -2,6 +2,8 @@
 
 #include "info.hpp"
 
+#include <roster/acquire.hpp>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
