@@ -1,0 +1,69 @@
+// The device layer over the real CPU backend: specs, the host-CPU circuit
+// merging with a software GPU on the CPU, and the fallback by spec.
+
+#include "test_backends.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace {
+using namespace devices_test;
+
+bool traced(std::string_view needle) {
+  for (const auto& l : roster::trace_lines())
+    if (l.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(cpu_backend, spellings_of_cpu_are_one_cached_device) {
+  auto a = roster::get_device("CPU");
+  ASSERT_TRUE(a) << a.error().message();
+  auto b = roster::get_device(" cpu:0 ");
+  ASSERT_TRUE(b);
+  EXPECT_EQ(*a, *b);
+  EXPECT_EQ((*a)->adapter().backend, "cpu");
+  auto missing = roster::get_device("cpu:7");
+  ASSERT_FALSE(missing);
+  EXPECT_FALSE(missing.error().fix().empty());
+}
+
+TEST(cpu_backend, a_software_gpu_on_the_cpu_joins_the_host_cpu_circuit) {
+  register_test_backends();
+  unsetenv("ROSTER_DEVICE_SELECTOR");
+  // A lavapipe-like adapter: type cpu, its own UUID, no PCI address.
+  auto lavapipe = make_adapter(backend_b, roster::device_type::cpu, 7, "", "llvmpipe (LLVM 15.0.6, 256 bits)");
+  auto gpu = make_adapter(backend_a, roster::device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({gpu});
+  set_adapters<1>({lavapipe});
+  roster::rescan();
+  auto cs = roster::circuits();
+  ASSERT_TRUE(cs) << cs.error().message();
+  ASSERT_EQ(cs->size(), 2u);
+  const roster::circuit& host = (*cs)[1];
+  EXPECT_EQ(host.type(), roster::device_type::cpu);
+  std::vector<std::string> specs{host.adapter.spec()};
+  for (const auto& a : host.alternates) specs.push_back(a.spec());
+  EXPECT_NE(std::find(specs.begin(), specs.end(), "cpu:0"), specs.end());
+  EXPECT_NE(std::find(specs.begin(), specs.end(), lavapipe.spec()), specs.end());
+  EXPECT_EQ(specs.size(), 2u);
+  set_adapters<0>({});
+  set_adapters<1>({});
+}
+
+TEST(cpu_backend, the_fallback_opens_the_cpu_by_spec_when_the_selector_drops_everything) {
+  setenv("ROSTER_DEVICE_SELECTOR", "!*:*", 1);
+  roster::rescan();
+  auto cs = roster::circuits();
+  ASSERT_TRUE(cs);
+  EXPECT_TRUE(cs->empty());
+  roster::device* d = roster::try_auxiliary_device();
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->adapter().backend, "cpu");
+  EXPECT_TRUE(traced("chose cpu:0 (the host CPU, by spec)"));
+  unsetenv("ROSTER_DEVICE_SELECTOR");
+  roster::rescan();
+}
+
+}  // namespace
