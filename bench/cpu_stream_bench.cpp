@@ -3,6 +3,8 @@
 // triad and dot at 2^25 doubles (--n=... to change), GB/s counted as
 // BabelStream does (copy, mul, dot move 2 arrays, add and triad 3). Both run
 // on the same number of threads (ROSTER_CPU_THREADS, else every hardware one).
+// roster_cpu_no_streaming/* is the backend with its streaming stores turned
+// off, to show what they add.
 #include <roster/backends/cpu.hpp>
 #include <roster/roster.hpp>
 
@@ -108,6 +110,14 @@ void omp_kernel(benchmark::State& state, kernel k) {
 
 // ---- roster's CPU backend ---------------------------------------------------
 
+std::size_t default_threshold() {
+  static const std::size_t t = [] {
+    auto d = roster::cpu::backend::open(0);
+    return d ? (*d)->streaming_threshold() : std::size_t{32} << 20;
+  }();
+  return t;
+}
+
 struct roster_arrays {
   std::unique_ptr<roster::device> device;
   roster::buffer a, b, c, r;
@@ -144,8 +154,12 @@ roster_arrays& ros() {
   return arrays;
 }
 
+// The same device with streaming stores off: shows what they contribute.
+void roster_kernel_cached(benchmark::State& state, kernel k);
+
 void roster_kernel(benchmark::State& state, kernel k) {
   auto& m = ros();
+  if (auto* cpu = dynamic_cast<roster::cpu::device*>(m.device.get())) cpu->set_streaming_threshold(default_threshold());
   const roster::program& p = m.programs[static_cast<int>(k)];
   for (auto _ : state) {
     auto ok = m.device->dispatch(p);
@@ -157,11 +171,28 @@ void roster_kernel(benchmark::State& state, kernel k) {
   set_counters(state, k);
 }
 
+void roster_kernel_cached(benchmark::State& state, kernel k) {
+  auto& m = ros();
+  auto* cpu = dynamic_cast<roster::cpu::device*>(m.device.get());
+  cpu->set_streaming_threshold(~std::size_t{0});
+  const roster::program& p = m.programs[static_cast<int>(k)];
+  for (auto _ : state) {
+    auto ok = m.device->dispatch(p);
+    if (!ok) {
+      state.SkipWithError(ok.error().message().c_str());
+      break;
+    }
+  }
+  cpu->set_streaming_threshold(default_threshold());
+  set_counters(state, k);
+}
+
 }  // namespace
 
-#define ROSTER_BENCH_PAIR(name)                                                            \
-  BENCHMARK_CAPTURE(omp_kernel, name, kernel::name)->Name("openmp/" #name)->UseRealTime(); \
-  BENCHMARK_CAPTURE(roster_kernel, name, kernel::name)->Name("roster_cpu/" #name)->UseRealTime()
+#define ROSTER_BENCH_PAIR(name)                                                                               \
+  BENCHMARK_CAPTURE(omp_kernel, name, kernel::name)->Name("openmp/" #name)->UseRealTime();                    \
+  BENCHMARK_CAPTURE(roster_kernel, name, kernel::name)->Name("roster_cpu/" #name)->UseRealTime();             \
+  BENCHMARK_CAPTURE(roster_kernel_cached, name, kernel::name)->Name("roster_cpu_no_streaming/" #name)->UseRealTime()
 ROSTER_BENCH_PAIR(copy);
 ROSTER_BENCH_PAIR(mul);
 ROSTER_BENCH_PAIR(add);
