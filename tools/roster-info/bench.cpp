@@ -200,8 +200,8 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
 
 std::string render_svg(const std::vector<bench_result>& results, const bench_options& o) {
   // One panel per adapter; in each, a pair of bars (float, double) per op.
-  constexpr int width = 720, panel_h = 250, top = 56, left = 70, right = 20, plot_h = 160;
-  const int height = top + static_cast<int>(std::max<std::size_t>(results.size(), 1)) * panel_h + 30;
+  constexpr int width = 720, panel_h = 232, top = 56, left = 70, right = 20, plot_h = 160;
+  const int height = top + static_cast<int>(std::max<std::size_t>(results.size(), 1)) * panel_h + 8;
   const char* colours[2] = {"#4e79a7", "#f28e2b"};
   std::string s = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
