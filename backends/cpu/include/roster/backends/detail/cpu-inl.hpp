@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <new>
 #include <string>
 #include <system_error>
+#include <thread>
+#include <vector>
 
 namespace roster {
 
