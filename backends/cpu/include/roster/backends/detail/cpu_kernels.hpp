@@ -77,7 +77,7 @@ inline void cpu_nstream(T* __restrict a, const T* __restrict b, const T* __restr
 // product is exact in double; a double product rounds once.
 //
 // Accuracy of the whole dot (this per block, then the blocks of a thread in
-// order, then the threads in order; every term goes through fewer than n
+// order, then the threads in order; every term goes through at most n
 // roundings), with u = 2^-53 the unit roundoff of the double accumulator:
 //   |dot - sum a_i b_i| <= n * u * sum |a_i b_i|   (to first order in u)
 // plus, for float buffers, the final rounding to float: 2^-24 * |sum a_i b_i|.
