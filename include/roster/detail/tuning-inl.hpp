@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 
@@ -386,8 +387,12 @@ ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
     auto count_field = [&](const char* key, auto& to) -> bool {
       const json_value* v = r.get(key);
       if (v == nullptr) return true;
-      if (v->k != kind::number || v->n < 0 || v->n != std::floor(v->n) || v->n > 1e18) return false;
-      to = static_cast<std::remove_reference_t<decltype(to)>>(v->n);
+      using count_t = std::remove_reference_t<decltype(to)>;
+      // Beyond the field's range the cast would be undefined (reps is 32 bits).
+      if (v->k != kind::number || v->n < 0 || v->n != std::floor(v->n) || v->n > 1e18 ||
+          v->n > static_cast<double>(std::numeric_limits<count_t>::max()))
+        return false;
+      to = static_cast<count_t>(v->n);
       return true;
     };
     if (!text_field("backend", rec.backend, true) || rec.backend.empty())
