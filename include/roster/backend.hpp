@@ -26,10 +26,12 @@ struct static_access;
 /// Kind of physical device, in the order circuits are ranked.
 enum class device_type : std::uint8_t { discrete_gpu, integrated_gpu, virtual_gpu, other, cpu };
 
-/// Returns "discrete", "integrated", "virtual", "other" or "cpu".
+/// Returns "discrete", "integrated", "virtual", "other" or "cpu" ("unknown" for
+/// a value outside the enum, which a faulty enumerator may report).
 constexpr std::string_view to_string(device_type t) noexcept {
   constexpr std::string_view names[] = {"discrete", "integrated", "virtual", "other", "cpu"};
-  return names[static_cast<std::size_t>(t)];
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(names) ? names[i] : std::string_view("unknown");
 }
 
 /// One physical device as one backend sees it.
