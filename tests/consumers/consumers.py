@@ -6,8 +6,12 @@ that docs/consumers.md quotes, in a fresh temporary folder.
   consumers.py sync-docs SRC                copy the files into the docs' snippets
   consumers.py subproject SRC               subproject/build.sh, roster symlinked in
   consumers.py header-only SRC              header_only/build.sh
-  consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR   installed/build.sh
-  consumers.py cmake SRC MESON BUILD PREFIX LIBDIR        installed/cmake.sh
+  consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR [BACKEND]   installed/build.sh
+  consumers.py cmake SRC MESON BUILD PREFIX LIBDIR [BACKEND]        installed/cmake.sh
+
+With BACKEND (cuda, vulkan) the installed snippets run on that backend instead
+of cpu: "cpu", roster-cpu and roster::cpu are replaced in the copies. CUDA
+without a visible GPU (nvidia-smi -L fails) is a skip.
   consumers.py plugin SRC MESON BUILD PREFIX LIBDIR       plugin/build.sh
 """
 import os
@@ -32,9 +36,15 @@ def run(cmd, cwd, env=None):
         fail(' '.join(cmd) + ' exited with ' + str(result.returncode))
 
 
-def copy_snippets(folder, names, dest):
+def copy_snippets(folder, names, dest, backend='cpu'):
     for name in names:
-        shutil.copy(os.path.join(HERE, folder, name), dest)
+        with open(os.path.join(HERE, folder, name), encoding='utf-8') as f:
+            text = f.read()
+        if backend != 'cpu':
+            text = (text.replace('"cpu"', '"%s"' % backend).replace('roster-cpu', 'roster-' + backend)
+                    .replace('roster::cpu', 'roster::' + backend))
+        with open(os.path.join(dest, name), 'w', encoding='utf-8') as f:
+            f.write(text)
 
 
 def check_docs(src):
@@ -77,10 +87,18 @@ def installed_env(tmp, meson, build, prefix, libdir):
     destdir = os.path.join(tmp, 'root')
     run([meson, 'install', '-C', build, '--no-rebuild', '--quiet', '--destdir', destdir], cwd=tmp)
     root = destdir + prefix
+    pcdir = os.path.join(root, libdir, 'pkgconfig')
+    # The .pc files name the configured prefix: point them at the copy under
+    # destdir, as if installed there (paths outside the prefix stay as they are).
+    for name in os.listdir(pcdir):
+        path = os.path.join(pcdir, name)
+        with open(path, encoding='utf-8') as f:
+            lines = f.read().split('\n')
+        lines = ['prefix=' + root if line == 'prefix=' + prefix else line for line in lines]
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write('\n'.join(lines))
     env = dict(os.environ)
-    env['PKG_CONFIG_PATH'] = os.path.join(root, libdir, 'pkgconfig')
-    # The .pc files name the configured prefix; the sysroot moves -I and -L under destdir.
-    env['PKG_CONFIG_SYSROOT_DIR'] = destdir
+    env['PKG_CONFIG_PATH'] = pcdir
     env['CMAKE_PREFIX_PATH'] = root
     env['LD_LIBRARY_PATH'] = os.path.join(root, libdir)
     return env
@@ -114,8 +132,12 @@ def main(argv):
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
         elif mode in ('pkg-config', 'cmake'):
             meson, build, prefix, libdir = argv[3:7]
+            backend = argv[7] if len(argv) > 7 else 'cpu'
+            if backend == 'cuda' and subprocess.run(['sh', '-c', 'nvidia-smi -L']).returncode != 0:
+                print('SKIP: no visible NVIDIA GPU (nvidia-smi -L failed)')
+                sys.exit(77)
             env = installed_env(tmp, meson, build, prefix, libdir)
-            copy_snippets('installed', ['stream.cpp', 'build.sh', 'CMakeLists.txt', 'cmake.sh'], tmp)
+            copy_snippets('installed', ['stream.cpp', 'build.sh', 'CMakeLists.txt', 'cmake.sh'], tmp, backend)
             run(['sh', '-ex', 'build.sh' if mode == 'pkg-config' else 'cmake.sh'], cwd=tmp, env=env)
         elif mode == 'plugin':
             meson, build, prefix, libdir = argv[3:7]
