@@ -146,3 +146,24 @@ TEST(consumers_plugin, other_plugin_folders_still_load_past_a_failure) {
   EXPECT_TRUE(listed("toy-plugin"));
   ASSERT_TRUE(roster::unload_plugin(roster::loaded_plugins()[0]).has_value());
 }
+
+TEST(consumers_plugin, plugin_kept_mapped_by_another_handle_is_an_error) {
+  auto loaded = roster::load_plugins(std::getenv("ROSTER_PLUGIN_PATH"));
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().message();
+  ASSERT_EQ(loaded->size(), 1u);
+  const roster::plugin p = (*loaded)[0];
+  void* other = dlopen(p.path.c_str(), RTLD_NOW | RTLD_LOCAL);  // someone else's handle
+  ASSERT_NE(other, nullptr) << dlerror();
+
+  auto r = roster::unload_plugin(p);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), roster::errc::unavailable);
+  EXPECT_NE(r.error().what().find("stays loaded after dlclose"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().fix().find("-fno-gnu-unique"), std::string::npos) << r.error().message();
+  expect_fix(r.error());
+  EXPECT_TRUE(listed("toy-plugin"));  // still mapped, so still registered
+  EXPECT_TRUE(roster::loaded_plugins().empty());
+
+  ASSERT_EQ(dlclose(other), 0);
+  EXPECT_FALSE(listed("toy-plugin"));
+}
