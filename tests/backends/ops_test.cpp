@@ -67,9 +67,20 @@ std::uint64_t seed() {
   return s;
 }
 
-// Devices stay open for the whole run: one per target.
-roster::device* open(const target& t, std::string& why) {
+// Devices stay open for the whole run, one per target, and close before
+// exit (not in static destruction, after a GPU driver may have torn down).
+std::map<std::string, std::unique_ptr<roster::device>>& device_cache() {
   static std::map<std::string, std::unique_ptr<roster::device>> cache;
+  return cache;
+}
+struct close_devices : ::testing::Environment {
+  void TearDown() override { device_cache().clear(); }
+};
+[[maybe_unused]] ::testing::Environment* const close_devices_at_end =
+    ::testing::AddGlobalTestEnvironment(new close_devices);
+
+roster::device* open(const target& t, std::string& why) {
+  auto& cache = device_cache();
   const std::string key = t.spec + (t.split ? "/split" : "/native");
   if (auto it = cache.find(key); it != cache.end()) return it->second.get();
   auto d = roster::acquire(t.spec, {.force_split = t.split, .use_tuning = false});
