@@ -99,9 +99,11 @@ struct tuning_match {
                                                                 const adapter_info& a) noexcept;
 
 /// Returns the records of the default tuning file, read once per process
-/// (see reload_tuning). A corrupt file gives none, with a warning under ROSTER_TRACE.
+/// (see reload_tuning). A corrupt file gives none, with a warning under
+/// ROSTER_TRACE. The span stays valid until the next reload_tuning().
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const tuning_record> current_tuning();
-/// Reads the default tuning file again, e.g. after a bench wrote it.
+/// Reads the default tuning file again at the next use, e.g. after a bench
+/// wrote it; spans from current_tuning() become invalid.
 ROSTER_API ROSTER_INLINE void reload_tuning();
 
 /// Returns the measured triad GB/s of an adapter from the default file, or nothing.
