@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <random>
@@ -268,6 +269,28 @@ TEST(cpu_device, streaming_threshold_defaults_to_the_last_level_cache) {
   ASSERT_TRUE(d);
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   EXPECT_EQ((*d)->streaming_threshold(), llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20);
+}
+
+std::size_t process_threads() {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) n += e.is_directory() ? 1 : 0;
+  return n;
+}
+
+TEST(cpu_device, pool_is_persistent_and_owned_by_the_device) {
+  scoped_threads env("4");
+  const std::size_t before = process_threads();
+  {
+    auto d = roster::acquire("cpu");
+    ASSERT_TRUE(d);
+    EXPECT_EQ(process_threads(), before + 3);  // the caller is the fourth
+    auto a = *(*d)->allocate<double>(100000), r = *(*d)->allocate<double>(1);
+    roster::program p;
+    p.fill(a, 1).grid_sync().dot(r, a, a);
+    for (int k = 0; k < 20; ++k) ASSERT_TRUE((*d)->dispatch(p));
+    EXPECT_EQ(process_threads(), before + 3);  // no thread started per dispatch
+  }
+  EXPECT_EQ(process_threads(), before);  // closing the device joins its workers
 }
 
 TEST(cpu_device, dispatch_from_several_threads_is_serialised) {
