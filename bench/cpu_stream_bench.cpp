@@ -4,7 +4,8 @@
 // BabelStream does (copy, mul, dot move 2 arrays, add and triad 3). Both run
 // on the same number of threads (ROSTER_CPU_THREADS, else every hardware one).
 // roster_cpu_no_streaming/* is the backend with its streaming stores turned
-// off, to show what they add.
+// off, to show what they add; */chain* runs copy, mul, add, triad back to back
+// (roster: one fused program, or four programs; OpenMP: four loops).
 #include <roster/backends/cpu.hpp>
 #include <roster/roster.hpp>
 
@@ -122,6 +123,7 @@ struct roster_arrays {
   std::unique_ptr<roster::device> device;
   roster::buffer a, b, c, r;
   roster::program programs[5];
+  roster::program chain;  // copy, mul, add, triad in one segment: one fused pass
   roster_arrays() {
     auto d = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
     if (!d) {
@@ -146,6 +148,7 @@ struct roster_arrays {
     programs[2].add(c, a, b);
     programs[3].triad(a, b, c, scalar);
     programs[4].dot(r, a, b);
+    chain.copy(c, a).mul(b, c, scalar).add(c, a, b).triad(a, b, c, scalar);
   }
 };
 
@@ -198,6 +201,56 @@ ROSTER_BENCH_PAIR(mul);
 ROSTER_BENCH_PAIR(add);
 ROSTER_BENCH_PAIR(triad);
 ROSTER_BENCH_PAIR(dot);
+
+namespace {
+// The four element-wise kernels back to back. The fused program makes one
+// pass over memory; the OpenMP baseline and the separate programs make four.
+// GB/s counts the bytes of the four kernels (10 arrays), as if run apart.
+constexpr std::size_t chain_arrays = 10;
+void set_chain_counters(benchmark::State& state) {
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(chain_arrays * n * sizeof(double)) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["n"] = static_cast<double>(n);
+}
+void omp_chain(benchmark::State& state) {
+  auto& m = omp();
+  double* __restrict a = m.a;
+  double* __restrict b = m.b;
+  double* __restrict c = m.c;
+  const std::size_t len = n;
+  for (auto _ : state) {
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < len; ++i) c[i] = a[i];
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < len; ++i) b[i] = scalar * c[i];
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < len; ++i) c[i] = a[i] + b[i];
+#pragma omp for schedule(static)
+      for (std::size_t i = 0; i < len; ++i) a[i] = b[i] + scalar * c[i];
+    }
+    benchmark::ClobberMemory();
+  }
+  set_chain_counters(state);
+}
+void roster_chain_fused(benchmark::State& state) {
+  auto& m = ros();
+  for (auto _ : state)
+    if (!m.device->dispatch(m.chain)) state.SkipWithError("dispatch failed");
+  set_chain_counters(state);
+}
+void roster_chain_separate(benchmark::State& state) {
+  auto& m = ros();
+  for (auto _ : state)
+    for (int k = 0; k < 4; ++k)
+      if (!m.device->dispatch(m.programs[k])) state.SkipWithError("dispatch failed");
+  set_chain_counters(state);
+}
+}  // namespace
+BENCHMARK(omp_chain)->Name("openmp/chain")->UseRealTime();
+BENCHMARK(roster_chain_fused)->Name("roster_cpu/chain_fused")->UseRealTime();
+BENCHMARK(roster_chain_separate)->Name("roster_cpu/chain_separate")->UseRealTime();
 
 int main(int argc, char** argv) {
   // Our own flag first: --n=ELEMENTS.
