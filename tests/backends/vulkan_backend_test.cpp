@@ -69,7 +69,9 @@ TEST(vulkan_backend, enumerates_adapters_with_identity) {
     EXPECT_FALSE(a.driver_version.empty());
     EXPECT_FALSE(a.native_grid_sync);
     EXPECT_EQ(a.ops, roster::op_set::all());
-    if (!a.pci_address.empty()) EXPECT_EQ(a.pci_address.size(), 12u) << a.pci_address;  // 0000:00:07.0
+    if (!a.pci_address.empty()) {
+      EXPECT_EQ(a.pci_address.size(), 12u) << a.pci_address;  // 0000:00:07.0
+    }
   }
 }
 
