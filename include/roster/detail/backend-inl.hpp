@@ -132,6 +132,9 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const pr
     for (int b = 0; b < buffers_of(s.op); ++b)
       if (auto ok = check_buffer(*bufs[b], "dispatch"); !ok) return std::move(ok).error();
   }
+  if (p.type() == element_type::f64 && !caps().f64)
+    return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
+                      "use float buffers on this device");
   return timed_dispatch_steps(p.steps());
 }
 
