@@ -220,6 +220,7 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
     bool ok = !s.empty() && s.size() <= 9;
     for (char c : s) {
       if (c < '0' || c > '9') ok = false;
+      if (!ok) break;  // past 18 digits, v would overflow (undefined behaviour)
       v = v * 10 + (c - '0');
     }
     if (!ok)
