@@ -187,7 +187,8 @@ enum_result enumerate_liar() {
   auto huge = adapter(liar, std::numeric_limits<std::uint32_t>::max(), roster::device_type::other, 0x80);
   huge.memory_bytes = std::numeric_limits<std::uint64_t>::max();
   huge.compute_units = std::numeric_limits<std::uint32_t>::max();
-  huge.name = std::string("bad\0name\x01\x7f\n", 13) + std::string(4096, 'x');
+  static constexpr char raw_name[] = "bad\0name\x01\x7f\n";
+  huge.name = std::string(raw_name, sizeof raw_name - 1) + std::string(4096, 'x');
   huge.pci_address = "zz:zz:zz.zz:";
   out.push_back(huge);
   out.push_back(adapter(liar, 3, static_cast<roster::device_type>(250), 0x90));  // unknown type

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -30,6 +31,17 @@ TEST(regressions, unknown_device_type_has_a_name) {
   EXPECT_EQ(roster::to_string(static_cast<roster::device_type>(250)), "unknown");
   EXPECT_EQ(roster::to_string(static_cast<roster::device_type>(5)), "unknown");
   EXPECT_EQ(roster::to_string(roster::device_type::cpu), "cpu");
+}
+
+// A local rank of more than 18 digits overflowed a 64-bit integer while being
+// read (UBSan: signed-integer-overflow) before it was rejected.
+TEST(regressions, a_local_rank_of_many_digits_is_an_error) {
+  ASSERT_EQ(setenv("OMPI_COMM_WORLD_LOCAL_RANK", "9999999999999999999999999999", 1), 0);
+  auto r = roster::local_rank();
+  ASSERT_EQ(unsetenv("OMPI_COMM_WORLD_LOCAL_RANK"), 0);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), roster::errc::invalid_argument);
+  EXPECT_FALSE(r.error().fix().empty());
 }
 
 }  // namespace
