@@ -357,3 +357,21 @@ TEST(router, invalid_program_is_an_error) {
 }
 
 }  // namespace
+
+TEST(device, double_program_on_a_device_without_doubles_is_refused_by_dispatch_and_timed_dispatch) {
+  roster_test::recording_device d("test_registry_backend_nof64", true);
+  auto a = d.allocate<double>(8);
+  ASSERT_TRUE(a);
+  d.set_f64(false);
+  roster::program p;
+  p.fill(*a, 1.0);
+  auto r1 = d.dispatch(p);
+  ASSERT_FALSE(r1);
+  EXPECT_EQ(r1.error().code(), roster::errc::unsupported);
+  EXPECT_NE(r1.error().message().find("\nFix: "), std::string::npos);
+  auto r2 = d.timed_dispatch(p);
+  ASSERT_FALSE(r2);
+  EXPECT_EQ(r2.error().code(), roster::errc::unsupported);
+  EXPECT_NE(r2.error().message().find("\nFix: "), std::string::npos);
+  EXPECT_FALSE(d.allocate<double>(8));
+}

@@ -24,7 +24,9 @@ class recording_device final : public roster::device {
     info_.native_grid_sync = native_sync;
   }
   const roster::adapter_info& adapter() const noexcept override { return info_; }
-  roster::device_caps caps() const noexcept override { return {info_.native_grid_sync, true, roster::op_set::all()}; }
+  roster::device_caps caps() const noexcept override { return {info_.native_grid_sync, f64_, roster::op_set::all()}; }
+  // Turns double support off after buffers exist, to reach dispatch's own check.
+  void set_f64(bool on) noexcept { f64_ = on; }
   roster::expected<void> synchronize() override { return {}; }
   roster::expected<void> dispatch_steps(std::span<const roster::step> steps) override {
     recorded_pieces().emplace_back(steps.begin(), steps.end());
@@ -55,6 +57,7 @@ class recording_device final : public roster::device {
   };
   roster::adapter_info info_;
   std::vector<slot> memory_;
+  bool f64_ = true;
 };
 
 }  // namespace roster_test
