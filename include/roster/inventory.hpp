@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <concepts>
+#include <cstdint>
 #include <cstring>
 #include <functional>
-#include <cstdint>
 #include <span>
 #include <string>
 #include <type_traits>
