@@ -127,9 +127,15 @@ inline void publish_table(device_cache& c, std::vector<cache_entry> spellings, s
 
 // Normalized keys too long for a spelling (a type past spec_type_max) live
 // here; the hit path never sees them.
+// Never destroyed, like the slots: LeakSanitizer must still reach them at exit.
 ROSTER_API inline std::vector<cache_slot*>& long_keys() {
-  static std::vector<cache_slot*> v;
-  return v;
+  static auto* v = new std::vector<cache_slot*>;
+  return *v;
+}
+// Long-key slots that rescan() replaced: another thread may still hold one.
+ROSTER_API inline std::vector<cache_slot*>& retired_long_keys() {
+  static auto* v = new std::vector<cache_slot*>;
+  return *v;
 }
 
 inline expected<device*> get_device_slow(std::string_view text) noexcept {
@@ -210,7 +216,10 @@ inline void forget_failures() noexcept {
       return fresh;
     };
     for (auto& s : long_keys())
-      if (s->state.load(std::memory_order_acquire) == slot_failed) s = fresh_for(s);
+      if (s->state.load(std::memory_order_acquire) == slot_failed) {
+        retired_long_keys().push_back(s);
+        s = fresh_for(s);
+      }
     const cache_table* old = c.current.load(std::memory_order_relaxed);
     if (old == nullptr) return;
     std::vector<std::pair<cache_slot*, cache_slot*>> replaced;  // failed -> fresh
