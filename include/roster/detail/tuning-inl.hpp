@@ -101,11 +101,12 @@ class json_reader {
       if (p_ < t_.size() && (t_[p_] == '+' || t_[p_] == '-')) ++p_;
       if (!digits()) return fail("a number has no exponent digits");
     }
-    const std::string text(t_.substr(b, p_ - b));
-    char* end = nullptr;
+    // from_chars, not strtod: it ignores the locale (a "," decimal point would
+    // misread every figure) and the grammar above is a subset of its own.
     v.k = json_value::kind::number;
-    v.n = std::strtod(text.c_str(), &end);  // the grammar above is a subset of strtod's
-    if (!std::isfinite(v.n)) return fail("a number is out of range");
+    auto r = std::from_chars(t_.data() + b, t_.data() + p_, v.n);
+    if (r.ec != std::errc() || r.ptr != t_.data() + p_ || !std::isfinite(v.n))
+      return fail("a number is out of range");
     return true;
   }
   bool hex4(unsigned& u) {
