@@ -69,7 +69,7 @@ struct tuning_file {
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string tuning_device_key(const adapter_info& a);
 
 /// Returns the default tuning file: $XDG_CACHE_HOME/roster/tuning.json, or
-/// ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset or empty.
+/// ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset, empty or relative.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::string> tuning_path();
 
 /// Reads a tuning file. A missing file is an empty one; a corrupt or partial
