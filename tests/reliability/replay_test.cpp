@@ -1,13 +1,16 @@
 // Replays a fuzz target's seed corpus and its regression inputs (inputs that
 // once crashed it, kept after the fix) in the normal test suite: every file
-// in the folders ROSTER_FUZZ_INPUTS names (';'-separated) goes through the
-// target's LLVMFuzzerTestOneInput, built here without libFuzzer. A failed
-// check aborts the process, which fails the test.
+// in the folders the environment variable ROSTER_FUZZ_INPUTS names
+// (';'-separated) goes through the target's LLVMFuzzerTestOneInput, built
+// here without libFuzzer. A failed check aborts the process, which fails the
+// test. Compiled once and linked whole into each target's replay program.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -20,7 +23,8 @@ namespace {
 
 std::vector<std::filesystem::path> inputs() {
   std::vector<std::filesystem::path> out;
-  std::string folders = ROSTER_FUZZ_INPUTS;
+  const char* env = std::getenv("ROSTER_FUZZ_INPUTS");
+  const std::string folders = env != nullptr ? env : "";
   std::size_t start = 0;
   while (start <= folders.size()) {
     const std::size_t end = std::min(folders.find(';', start), folders.size());
@@ -37,7 +41,7 @@ std::vector<std::filesystem::path> inputs() {
 
 TEST(fuzz_replay, every_seed_and_regression_input_passes) {
   const auto files = inputs();
-  ASSERT_FALSE(files.empty()) << "no inputs in " << ROSTER_FUZZ_INPUTS;
+  ASSERT_FALSE(files.empty()) << "no inputs in ROSTER_FUZZ_INPUTS='" << (std::getenv("ROSTER_FUZZ_INPUTS") ? std::getenv("ROSTER_FUZZ_INPUTS") : "") << "'";
   for (const auto& f : files) {
     SCOPED_TRACE(f.string());
     std::ifstream in(f, std::ios::binary);
