@@ -159,4 +159,39 @@ TEST(stress, threads_use_roster_while_a_plugin_is_opened_and_closed) {
   EXPECT_GT(plugin_cycles.load(), 0);
 }
 
+// Known to fail (docs/reliability.md, "Known limits"): registered_backends()
+// reads each registration, which lives in the plugin's memory, so a thread
+// that reads while another closes the plugin can read unmapped memory
+// (SIGSEGV in 3 runs out of 3, 3 s each, on the development machine). Disabled until the
+// inventory keeps a closed plugin's entries readable or unload_plugin waits
+// for readers; run it with --gtest_also_run_disabled_tests.
+TEST(stress, DISABLED_registry_readers_while_a_plugin_is_closed) {
+  const double seconds = env_number("ROSTER_STRESS_SECONDS", 3);
+  std::atomic<bool> stop{false};
+  std::atomic<long> reads{0}, cycles{0};
+  std::vector<std::thread> readers;
+  for (int k = 0; k < 8; ++k)
+    readers.emplace_back([&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        std::size_t chars = 0;
+        for (const auto& b : roster::registered_backends()) chars += b.id().size();
+        reads += chars > 0;
+      }
+    });
+  std::thread plugins([&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      auto p = roster::load_plugin(plugin_path);
+      if (!p || !roster::unload_plugin(*p)) break;
+      ++cycles;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& t : readers) t.join();
+  plugins.join();
+  std::printf("stress: %ld registry reads while the plugin was opened and closed %ld times\n", reads.load(),
+              cycles.load());
+  EXPECT_GT(cycles.load(), 0);
+}
+
 }  // namespace
