@@ -210,6 +210,17 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
   // defined result, so it is only run, not compared.
   bool defined = true;
   std::vector<int> dot_outs;  // dot results of the current segment
+  // An input whose bound is past the element type's range may be infinite on
+  // the device (a float overflows long before the double reference does), and
+  // 0 * inf is NaN there: such an input makes the result's bound infinite, so
+  // it is not compared.
+  const double range = p.type() == roster::element_type::f32 ? 3.4028234663852886e38
+                                                             : std::numeric_limits<double>::max();
+  auto in_range = [&](std::vector<double> m) {
+    for (auto& x : m)
+      if (!(x <= range)) x = std::numeric_limits<double>::infinity();
+    return m;
+  };
   std::size_t longest_dot = 0;
   for (std::size_t i = 0; i < p.steps().size(); ++i) {
     const auto& s = p.steps()[i];
@@ -231,38 +242,39 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
         for (std::size_t k = 0; k < n; ++k) o[k] = sc, mo[k] = as;
         break;
       case roster::op::copy: {
-        const auto a = ref[rf[1].pool], ma = bound[rf[1].pool];
+        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]);
         for (std::size_t k = 0; k < n; ++k) o[k] = a[k], mo[k] = ma[k];
         break;
       }
       case roster::op::mul: {
-        const auto c = ref[rf[1].pool], mc = bound[rf[1].pool];
+        const auto c = ref[rf[1].pool], mc = in_range(bound[rf[1].pool]);
         for (std::size_t k = 0; k < n; ++k) o[k] = sc * c[k], mo[k] = as * mc[k];
         break;
       }
       case roster::op::add: {
-        const auto a = ref[rf[1].pool], ma = bound[rf[1].pool];
-        const auto b = ref[rf[2].pool], mb = bound[rf[2].pool];
+        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]);
+        const auto b = ref[rf[2].pool], mb = in_range(bound[rf[2].pool]);
         for (std::size_t k = 0; k < n; ++k) o[k] = a[k] + b[k], mo[k] = ma[k] + mb[k];
         break;
       }
       case roster::op::triad: {
-        const auto b = ref[rf[1].pool], mb = bound[rf[1].pool];
-        const auto c = ref[rf[2].pool], mc = bound[rf[2].pool];
+        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]);
+        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]);
         for (std::size_t k = 0; k < n; ++k) o[k] = b[k] + sc * c[k], mo[k] = mb[k] + as * mc[k];
         break;
       }
       case roster::op::nstream: {
-        const auto b = ref[rf[1].pool], mb = bound[rf[1].pool];
-        const auto c = ref[rf[2].pool], mc = bound[rf[2].pool];
-        for (std::size_t k = 0; k < n; ++k) o[k] += b[k] + sc * c[k], mo[k] += mb[k] + as * mc[k];
+        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]);
+        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]);
+        const auto mo_in = in_range(mo);
+        for (std::size_t k = 0; k < n; ++k) o[k] += b[k] + sc * c[k], mo[k] = mo_in[k] + mb[k] + as * mc[k];
         break;
       }
       case roster::op::dot: {
         const auto& a = ref[rf[1].pool];
-        const auto& ma = bound[rf[1].pool];
+        const auto ma = in_range(bound[rf[1].pool]);
         const auto& b = ref[rf[2].pool];
-        const auto& mb = bound[rf[2].pool];
+        const auto mb = in_range(bound[rf[2].pool]);
         double sum = 0, m = 0;
         for (std::size_t k = 0; k < s.in1.size; ++k) sum += a[k] * b[k], m += ma[k] * mb[k];
         o[0] = sum;
