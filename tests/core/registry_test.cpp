@@ -375,3 +375,57 @@ TEST(device, double_program_on_a_device_without_doubles_is_refused_by_dispatch_a
   EXPECT_NE(r2.error().message().find("\nFix: "), std::string::npos);
   EXPECT_FALSE(d.allocate<double>(8));
 }
+
+namespace {
+// A registry test device whose backend code throws from every entry point.
+class test_registry_throwing_device final : public roster::device {
+ public:
+  test_registry_throwing_device() { info_.backend = "test_registry_backend_throwing"; }
+  const roster::adapter_info& adapter() const noexcept override { return info_; }
+  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
+  roster::expected<void> synchronize() override { return {}; }
+  roster::expected<void> dispatch_steps(std::span<const roster::step>) override {
+    throw std::runtime_error("dispatch blew up");
+  }
+  bool throw_on_allocate = false;
+
+ protected:
+  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override {
+    if (throw_on_allocate) throw std::bad_alloc();
+    return 0u;
+  }
+  roster::expected<void> do_release(std::uint32_t) override { throw 42; }
+  bool owns(const roster::buffer& b) const noexcept override { return b.slot == 0; }
+  roster::expected<void> do_upload(const roster::buffer&, const void*) override {
+    throw std::logic_error("upload blew up");
+  }
+  roster::expected<void> do_download(const roster::buffer&, void*) override {
+    throw std::logic_error("download blew up");
+  }
+
+ private:
+  roster::adapter_info info_;
+};
+}  // namespace
+
+TEST(device, backend_code_that_throws_becomes_an_error_with_a_fix) {
+  test_registry_throwing_device d;
+  auto a = d.allocate<double>(4);
+  ASSERT_TRUE(a);
+  roster::program p;
+  p.fill(*a, 1.0);
+  auto check = [](const auto& r, roster::errc code, std::string_view says) {
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().code(), code);
+    EXPECT_NE(r.error().message().find(says), std::string::npos) << r.error().message();
+    EXPECT_NE(r.error().message().find("\nFix: "), std::string::npos);
+  };
+  check(d.dispatch(p), roster::errc::internal, "dispatch blew up");
+  check(d.timed_dispatch(p), roster::errc::internal, "dispatch blew up");
+  std::vector<double> host(4);
+  check(d.upload<double>(*a, host), roster::errc::internal, "upload blew up");
+  check(d.download<double>(*a, std::span<double>(host)), roster::errc::internal, "download blew up");
+  check(d.release(*a), roster::errc::internal, "non-standard exception");
+  d.throw_on_allocate = true;
+  check(d.allocate<double>(4), roster::errc::out_of_memory, "out of host memory");
+}

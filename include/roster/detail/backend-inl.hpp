@@ -32,6 +32,30 @@ inline std::string describe(const buffer& b) {
 }
 }  // namespace detail
 
+namespace detail {
+// Runs a backend's code, turning anything it throws into an error: nothing
+// leaves roster's API as an exception.
+template <class F>
+auto guard_backend(const device& d, std::string_view what, F&& f) noexcept -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return make_error(errc::out_of_memory, d.adapter().spec() + ": " + std::string(what) + ": out of host memory",
+                      "free memory or use smaller buffers");
+  } catch (const std::exception& e) {
+    return make_error(errc::internal,
+                      d.adapter().spec() + ": " + std::string(what) + ": the backend threw: " + e.what(),
+                      "fix the backend to return an error instead of throwing, or exclude it with "
+                      "ROSTER_DEVICE_SELECTOR='!" + d.adapter().backend + ":*'");
+  } catch (...) {
+    return make_error(errc::internal,
+                      d.adapter().spec() + ": " + std::string(what) + ": the backend threw a non-standard exception",
+                      "fix the backend to return an error instead of throwing, or exclude it with "
+                      "ROSTER_DEVICE_SELECTOR='!" + d.adapter().backend + ":*'");
+  }
+}
+}  // namespace detail
+
 ROSTER_INLINE device::device() : id_(detail::next_device_id()) {}
 
 ROSTER_INLINE expected<void> device::check_buffer(const buffer& b, std::string_view what) const {
@@ -62,14 +86,14 @@ ROSTER_INLINE expected<buffer> device::allocate(element_type t, std::size_t n) {
     return make_error(errc::invalid_argument,
                       adapter().spec() + ": allocate: " + std::to_string(n) + " elements is beyond any device",
                       "allocate at most 2^40 elements per buffer");
-  auto slot = do_allocate(t, n);
+  auto slot = detail::guard_backend(*this, "allocate", [&] { return do_allocate(t, n); });
   if (!slot) return std::move(slot).error();
   return buffer{id_, *slot, t, n};
 }
 
 ROSTER_INLINE expected<void> device::release(const buffer& b) {
   if (auto ok = check_buffer(b, "release"); !ok) return ok;
-  return do_release(b.slot);
+  return detail::guard_backend(*this, "release", [&] { return do_release(b.slot); });
 }
 
 ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t, const void* src,
@@ -85,7 +109,7 @@ ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t,
                       adapter().spec() + ": upload: " + std::to_string(count) + " host elements into a " +
                           detail::describe(b),
                       "pass a host span of exactly the buffer's length");
-  return do_upload(b, src);
+  return detail::guard_backend(*this, "upload", [&] { return do_upload(b, src); });
 }
 
 ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type t, void* dst, std::size_t count) {
@@ -100,7 +124,7 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
                       adapter().spec() + ": download: a " + detail::describe(b) + " into " +
                           std::to_string(count) + " host elements",
                       "pass a host span of exactly the buffer's length");
-  return do_download(b, dst);
+  return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
 }
 
 ROSTER_INLINE expected<void> device::dispatch(const program& p) {
@@ -118,7 +142,7 @@ ROSTER_INLINE expected<void> device::dispatch(const program& p) {
   if (p.type() == element_type::f64 && !c.f64)
     return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
                       "use float buffers on this device");
-  return dispatch_steps(p.steps());
+  return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
@@ -135,7 +159,7 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const pr
   if (p.type() == element_type::f64 && !caps().f64)
     return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
                       "use float buffers on this device");
-  return timed_dispatch_steps(p.steps());
+  return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
