@@ -72,13 +72,13 @@ bool entry_same_key(const void* a, const void* b) noexcept {
 }
 
 template <class T>
-constexpr entry_ops ops_of{type_key<T>(), type_name<T>(), &sort_entries<T>, &entry_same_key<T>,
-                           keyed_entry<T>};
-
-template <class T>
 inventory_slot& slot_of() noexcept {
-  // constinit: no guard variable, so the hit path is one acquire load.
-  static constinit inventory_slot slot{&ops_of<T>};
+  // constinit: no guard variable, so the hit path is one acquire load. The
+  // ops are held by value: a separate variable template referenced from here
+  // lands in another COMDAT group, and GCC's ASan build then discards it
+  // under this slot's group ("defined in discarded section" at link time).
+  static constinit inventory_slot slot{
+      entry_ops{type_key<T>(), type_name<T>(), &sort_entries<T>, &entry_same_key<T>, keyed_entry<T>}};
   return slot;
 }
 

@@ -128,7 +128,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
     h.slots = &slot;
     slot.linked = true;
   }
-  const entry_ops& ops = *slot.ops;
+  const entry_ops& ops = slot.ops;
 
   // Count the modules, then rank them by load order (no allocation: the
   // ranks live on the stack for up to 256 modules, beyond that they tie).

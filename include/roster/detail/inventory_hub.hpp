@@ -71,7 +71,7 @@ struct snapshot {
 
 /// Per-type state: the published snapshot, and a link in the hub's list.
 struct inventory_slot {
-  const entry_ops* ops;
+  entry_ops ops;
   std::atomic<const snapshot*> current{nullptr};
   inventory_slot* next = nullptr;
   bool linked = false;
