@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs one way of consuming roster as a user would, from the snippet files
-that docs/consumers.md quotes, in a fresh temporary folder.
+that README.md quotes, in a fresh temporary folder.
 
   consumers.py docs SRC                     the docs' snippets equal the files
   consumers.py sync-docs SRC                copy the files into the docs' snippets
@@ -49,28 +49,28 @@ def copy_snippets(folder, names, dest, backend='cpu'):
 
 def check_docs(src):
     """Every ```lang block preceded by <!-- file: tests/consumers/X --> must be X."""
-    docs = os.path.join(src, 'docs', 'consumers.md')
+    docs = os.path.join(src, 'README.md')
     with open(docs, encoding='utf-8') as f:
         text = f.read()
     blocks = re.findall(r'<!-- file: (\S+) -->\n```[a-z]*\n(.*?)```\n', text, re.S)
     if len(blocks) < 6:
-        fail('docs/consumers.md quotes %d snippet files; expected at least 6' % len(blocks))
+        fail('README.md quotes %d snippet files; expected at least 6' % len(blocks))
     for path, body in blocks:
         with open(os.path.join(src, path), encoding='utf-8') as f:
             want = f.read()
         if body != want:
-            fail('docs/consumers.md: the snippet of %s differs from the file; run tests/consumers/consumers.py '
+            fail('README.md: the snippet of %s differs from the file; run tests/consumers/consumers.py '
                  'sync-docs .' % path)
         print('ok: ' + path)
     markers = len(re.findall(r'<!-- file: ', text))
     if markers != len(blocks):
-        fail('docs/consumers.md: %d file markers but %d quoted blocks; a marker must be followed '
+        fail('README.md: %d file markers but %d quoted blocks; a marker must be followed '
              'by a fenced block' % (markers, len(blocks)))
 
 
 def sync_docs(src):
-    """Rewrites each quoted block of docs/consumers.md from its file."""
-    docs = os.path.join(src, 'docs', 'consumers.md')
+    """Rewrites each quoted block of README.md from its file."""
+    docs = os.path.join(src, 'README.md')
     with open(docs, encoding='utf-8') as f:
         text = f.read()
 

@@ -159,7 +159,7 @@ TEST(stress, threads_use_roster_while_a_plugin_is_opened_and_closed) {
   EXPECT_GT(plugin_cycles.load(), 0);
 }
 
-// Known to fail (docs/reliability.md, "Known limits"): registered_backends()
+// Known to fail (README.md, "Known limits"): registered_backends()
 // reads each registration, which lives in the plugin's memory, so a thread
 // that reads while another closes the plugin can read unmapped memory
 // (SIGSEGV in 3 runs out of 3, 3 s each, on the development machine). Disabled until the
