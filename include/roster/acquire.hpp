@@ -108,6 +108,9 @@ struct routed_device {
 /// Opens the lowest-rank backend that dispatches on this host, runs every op
 /// of the program, and opens; says why each other backend was passed over.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
+/// Opens the preferred device for programs of these ops and element type,
+/// before any buffer exists (the program overload needs buffers of some device).
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type);
 
 /// Returns the ids of the registered backends, comma-separated, for messages.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string known_backends();

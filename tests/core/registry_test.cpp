@@ -429,3 +429,22 @@ TEST(device, backend_code_that_throws_becomes_an_error_with_a_fix) {
   d.throw_on_allocate = true;
   check(d.allocate<double>(4), roster::errc::out_of_memory, "out of host memory");
 }
+
+TEST(router, routes_by_ops_and_type_before_any_buffer_exists) {
+  using roster::op;
+  auto with_dot = roster::acquire_preferred(roster::op_set::of({op::fill, op::dot}), roster::element_type::f64);
+  ASSERT_TRUE(with_dot) << with_dot.error().message();
+  EXPECT_EQ(with_dot->backend, "cpu");
+  auto without_dot = roster::acquire_preferred(roster::op_set::of({op::fill}), roster::element_type::f32);
+  ASSERT_TRUE(without_dot) << without_dot.error().message();
+  EXPECT_EQ(without_dot->backend, "test_registry_backend_lacks_dot");
+  // The routed device then allocates the program's buffers and runs it.
+  auto a = with_dot->device->allocate<double>(4), r = with_dot->device->allocate<double>(1);
+  ASSERT_TRUE(a && r);
+  roster::program p;
+  p.fill(*a, 2.0).grid_sync().dot(*r, *a, *a);
+  ASSERT_TRUE(with_dot->device->dispatch(p));
+  std::vector<double> out(1);
+  ASSERT_TRUE(with_dot->device->download<double>(*r, std::span<double>(out)));
+  EXPECT_EQ(out[0], 16.0);
+}

@@ -75,8 +75,11 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
 
 ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
   if (auto ok = validate(p); !ok) return std::move(ok).error();
+  return acquire_preferred(p.ops(), p.type());
+}
+
+ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_type type) {
   routed_device out;
-  const op_set needed = p.ops();
   for (const auto& b : registered_backends()) {
     const std::string id(b.id());
     if (!b.dispatches) {
@@ -96,7 +99,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
       out.passed.push_back({id, d.error().message()});
       continue;
     }
-    if (p.type() == element_type::f64 && !(*d)->caps().f64) {
+    if (type == element_type::f64 && !(*d)->caps().f64) {
       out.passed.push_back({id, "its device has no double support"});
       continue;
     }
