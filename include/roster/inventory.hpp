@@ -77,8 +77,9 @@ inventory_slot& slot_of() noexcept {
   // ops are held by value: a separate variable template referenced from here
   // lands in another COMDAT group, and GCC's ASan build then discards it
   // under this slot's group ("defined in discarded section" at link time).
-  static constinit inventory_slot slot{
-      entry_ops{type_key<T>(), type_name<T>(), &sort_entries<T>, &entry_same_key<T>, keyed_entry<T>}};
+  // (Braces, not an entry_ops temporary: nvcc's front end then refuses constinit.)
+  static constinit inventory_slot slot{{&type_key<T>, &type_name<T>, &sort_entries<T>, &entry_same_key<T>,
+                                        keyed_entry<T>}};
   return slot;
 }
 

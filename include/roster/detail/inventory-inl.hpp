@@ -129,6 +129,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
     slot.linked = true;
   }
   const entry_ops& ops = slot.ops;
+  const std::uint64_t type = ops.type();
 
   // Count the modules, then rank them by load order (no allocation: the
   // ranks live on the stack for up to 256 modules, beyond that they tie).
@@ -154,7 +155,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
 
   // Pass 1: count this type's entries in every module.
   auto matches = [&](const submission* sub) {
-    return sub != nullptr && sub->type == ops.type;
+    return sub != nullptr && sub->type == type;
   };
   std::size_t total = 0;
   for (auto* m = h.modules; m != nullptr; m = m->next)

@@ -45,9 +45,11 @@ struct walk_entry {
   std::size_t module_rank;  // the module's place in the dynamic linker's list
 };
 
+// Function pointers rather than values: nvcc's front end cannot evaluate
+// type_name<T>() in a constant initializer, and CUDA sources include this header.
 struct entry_ops {
-  std::uint64_t type;
-  std::string_view name;
+  std::uint64_t (*type)() noexcept;
+  std::string_view (*name)() noexcept;
   void (*sort)(walk_entry* first, walk_entry* last) noexcept;
   bool (*same_key)(const void*, const void*) noexcept;
   bool keyed;
