@@ -24,8 +24,15 @@ void* operator new(std::size_t n) {
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }
+// The nothrow forms too (std::stable_sort's buffer uses them): every new here
+// pairs with a delete here, so ASan sees malloc matched by free.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  ++allocations;
+  return std::malloc(n == 0 ? 1 : n);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 namespace {
 using namespace devices_test;
