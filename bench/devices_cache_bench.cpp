@@ -5,6 +5,7 @@
 // spelling the cache opened the device with (the usual repeated call);
 // get_device_hit_other_spelling in one it has not seen, which it normalizes.
 
+#include "../tests/support/identity_device.hpp"
 #include <roster/acquire.hpp>
 #include <roster/device.hpp>
 
@@ -19,24 +20,7 @@
 
 namespace {
 
-class bench_device final : public roster::device {
- public:
-  explicit bench_device(roster::adapter_info info) : info_(std::move(info)) {}
-  const roster::adapter_info& adapter() const noexcept override { return info_; }
-  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
-  roster::expected<void> synchronize() override { return {}; }
-  roster::expected<void> dispatch_steps(std::span<const roster::step>) override { return {}; }
-
- protected:
-  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return 0u; }
-  roster::expected<void> do_release(std::uint32_t) override { return {}; }
-  bool owns(const roster::buffer&) const noexcept override { return false; }
-  roster::expected<void> do_upload(const roster::buffer&, const void*) override { return {}; }
-  roster::expected<void> do_download(const roster::buffer&, void*) override { return {}; }
-
- private:
-  roster::adapter_info info_;
-};
+using bench_device = roster_test_support::identity_device;
 
 roster::expected<std::unique_ptr<roster::device>> open_bench(std::uint32_t ordinal) {
   roster::adapter_info a;

@@ -3,6 +3,7 @@
 // roster::register_factory, each reporting the adapters a test gives it and
 // counting how often each adapter is opened.
 
+#include "../support/identity_device.hpp"
 #include <roster/roster.hpp>
 
 #include <array>
@@ -17,24 +18,7 @@
 namespace devices_test {
 
 // A device that does nothing but report its adapter.
-class fake_device final : public roster::device {
- public:
-  explicit fake_device(roster::adapter_info info) : info_(std::move(info)) {}
-  const roster::adapter_info& adapter() const noexcept override { return info_; }
-  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
-  roster::expected<void> synchronize() override { return {}; }
-  roster::expected<void> dispatch_steps(std::span<const roster::step>) override { return {}; }
-
- protected:
-  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return 0u; }
-  roster::expected<void> do_release(std::uint32_t) override { return {}; }
-  bool owns(const roster::buffer&) const noexcept override { return false; }
-  roster::expected<void> do_upload(const roster::buffer&, const void*) override { return {}; }
-  roster::expected<void> do_download(const roster::buffer&, void*) override { return {}; }
-
- private:
-  roster::adapter_info info_;
-};
+using fake_device = roster_test_support::identity_device;
 
 // What one test backend reports and how its adapters open.
 struct backend_state {
