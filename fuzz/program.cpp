@@ -6,6 +6,14 @@
 // CPU backend's buffers equal to a reference computed here in double, within
 // a forward error bound. Every refusal carries a Fix: part.
 //
+// The bound follows the standard model with underflow: each operation gives
+// fl(x op y) = (x op y)(1 + d) + e with |d| <= eps and |e| <= tiny. The
+// relative part is bounded by eps times the magnitude the result was built
+// from (bound[]); the absolute part is carried in units of tiny (under[]) and
+// grows with every later multiplication, so a value that underflowed in float
+// and was then scaled up by 1e120 is judged by what it really can be. The
+// reference uses each scalar as the device does: rounded to the element type.
+//
 // Layout of an input: byte 0 picks the device (direct, or behind the
 // grid-sync split), the element type and the buffer length; byte 1 seeds the
 // data (0xff asks for an oversized program); then each step is an op byte,
@@ -167,6 +175,7 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
   // The starting data of every pool buffer the program names.
   std::vector<std::vector<double>> ref(2 * n_sizes * per_size);
   std::vector<std::vector<double>> bound(ref.size());
+  std::vector<std::vector<double>> under(ref.size());
   auto buffer_of = [&](int pool) {
     const int tt = pool / static_cast<int>(n_sizes * per_size);
     const int rest = pool % static_cast<int>(n_sizes * per_size);
@@ -178,6 +187,7 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
       const roster::buffer b = buffer_of(x.pool);
       ref[x.pool].resize(b.size);
       bound[x.pool].resize(b.size);
+      under[x.pool].assign(b.size, 0.0);
       for (std::size_t i = 0; i < b.size; ++i) {
         ref[x.pool][i] = static_cast<double>(static_cast<int>((seed * 7u + x.pool * 13u + i * 5u) % 17u) - 8);
         bound[x.pool][i] = std::fabs(ref[x.pool][i]);
@@ -221,6 +231,7 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
       if (!(x <= range)) x = std::numeric_limits<double>::infinity();
     return m;
   };
+  const bool f32 = p.type() == roster::element_type::f32;
   std::size_t longest_dot = 0;
   for (std::size_t i = 0; i < p.steps().size(); ++i) {
     const auto& s = p.steps()[i];
@@ -235,39 +246,46 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
         if (rf[b].pool == d) defined = false;
     auto& o = ref[rf[0].pool];
     auto& mo = bound[rf[0].pool];
-    const double sc = s.scalar, as = std::fabs(s.scalar);
+    auto& uo = under[rf[0].pool];
+    // The device computes with the scalar in the element type.
+    const double sc = f32 ? static_cast<double>(static_cast<float>(s.scalar)) : s.scalar, as = std::fabs(sc);
     const std::size_t n = s.out.size;
     switch (s.op) {
       case roster::op::fill:
-        for (std::size_t k = 0; k < n; ++k) o[k] = sc, mo[k] = as;
+        for (std::size_t k = 0; k < n; ++k) o[k] = sc, mo[k] = as, uo[k] = 0;
         break;
       case roster::op::copy: {
-        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]);
-        for (std::size_t k = 0; k < n; ++k) o[k] = a[k], mo[k] = ma[k];
+        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]), ua = under[rf[1].pool];
+        for (std::size_t k = 0; k < n; ++k) o[k] = a[k], mo[k] = ma[k], uo[k] = ua[k];
         break;
       }
       case roster::op::mul: {
-        const auto c = ref[rf[1].pool], mc = in_range(bound[rf[1].pool]);
-        for (std::size_t k = 0; k < n; ++k) o[k] = sc * c[k], mo[k] = as * mc[k];
+        const auto c = ref[rf[1].pool], mc = in_range(bound[rf[1].pool]), uc = under[rf[1].pool];
+        for (std::size_t k = 0; k < n; ++k) o[k] = sc * c[k], mo[k] = as * mc[k], uo[k] = as * uc[k] + 1;
         break;
       }
       case roster::op::add: {
-        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]);
-        const auto b = ref[rf[2].pool], mb = in_range(bound[rf[2].pool]);
-        for (std::size_t k = 0; k < n; ++k) o[k] = a[k] + b[k], mo[k] = ma[k] + mb[k];
+        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]), ua = under[rf[1].pool];
+        const auto b = ref[rf[2].pool], mb = in_range(bound[rf[2].pool]), ub = under[rf[2].pool];
+        for (std::size_t k = 0; k < n; ++k) o[k] = a[k] + b[k], mo[k] = ma[k] + mb[k], uo[k] = ua[k] + ub[k] + 1;
         break;
       }
       case roster::op::triad: {
-        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]);
-        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]);
-        for (std::size_t k = 0; k < n; ++k) o[k] = b[k] + sc * c[k], mo[k] = mb[k] + as * mc[k];
+        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]), ub = under[rf[1].pool];
+        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]), uc = under[rf[2].pool];
+        for (std::size_t k = 0; k < n; ++k)
+          o[k] = b[k] + sc * c[k], mo[k] = mb[k] + as * mc[k], uo[k] = ub[k] + as * uc[k] + 2;
         break;
       }
       case roster::op::nstream: {
-        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]);
-        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]);
+        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]), ub = under[rf[1].pool];
+        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]), uc = under[rf[2].pool];
         const auto mo_in = in_range(mo);
-        for (std::size_t k = 0; k < n; ++k) o[k] += b[k] + sc * c[k], mo[k] = mo_in[k] + mb[k] + as * mc[k];
+        for (std::size_t k = 0; k < n; ++k) {
+          o[k] += b[k] + sc * c[k];
+          mo[k] = mo_in[k] + mb[k] + as * mc[k];
+          uo[k] = uo[k] + ub[k] + as * uc[k] + 3;
+        }
         break;
       }
       case roster::op::dot: {
@@ -275,10 +293,19 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
         const auto ma = in_range(bound[rf[1].pool]);
         const auto& b = ref[rf[2].pool];
         const auto mb = in_range(bound[rf[2].pool]);
-        double sum = 0, m = 0;
-        for (std::size_t k = 0; k < s.in1.size; ++k) sum += a[k] * b[k], m += ma[k] * mb[k];
+        const auto& ua = under[rf[1].pool];
+        const auto& ub = under[rf[2].pool];
+        // (a + ea)(b + eb) = ab + a eb + b ea + ea eb, each product and sum adding its own e.
+        const double tiny = f32 ? 1e-36 : 1e-300;
+        double sum = 0, m = 0, u = 0;
+        for (std::size_t k = 0; k < s.in1.size; ++k) {
+          sum += a[k] * b[k];
+          m += ma[k] * mb[k];
+          u += ma[k] * ub[k] + mb[k] * ua[k] + tiny * ua[k] * ub[k] + 2;
+        }
         o[0] = sum;
         mo[0] = m;
+        uo[0] = u;
         longest_dot = std::max(longest_dot, s.in1.size);
         dot_outs.push_back(rf[0].pool);
         break;
@@ -288,7 +315,6 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
   }
   if (!defined) return;
 
-  const bool f32 = p.type() == roster::element_type::f32;
   const double eps = f32 ? 0x1p-24 : 0x1p-53;
   const double tiny = f32 ? 1e-36 : 1e-300;
   const double chain = 4.0 * static_cast<double>(p.steps().size() + 2) * static_cast<double>(longest_dot + 2);
@@ -304,12 +330,12 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
       ROSTER_FUZZ_CHECK(r.dev->download<double>(b, got).has_value(), "download failed");
     }
     for (std::size_t k = 0; k < b.size; ++k) {
-      const double m = bound[pool][k];
-      if (!std::isfinite(m) || (f32 && m > 1e37)) continue;
-      const double tol = eps * m * chain + tiny * chain;
+      const double m = bound[pool][k], u = under[pool][k];
+      if (!std::isfinite(m) || !std::isfinite(u) || (f32 && m > 1e37)) continue;
+      const double tol = eps * m * chain + tiny * (u + 1) * chain;
       ROSTER_FUZZ_CHECK(std::fabs(got[k] - ref[pool][k]) <= tol,
-                        "buffer %zu element %zu: device %.17g, reference %.17g (bound %.3g)", pool, k, got[k],
-                        ref[pool][k], m);
+                        "buffer %zu element %zu: device %.17g, reference %.17g (bound %.3g, underflow %.3g)", pool,
+                        k, got[k], ref[pool][k], m, u);
     }
   }
 }
