@@ -31,9 +31,33 @@ struct plugin {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<plugin>> load_plugins();
 
 /// Closes a plugin that roster opened; its backends leave registered_backends().
-/// Release its devices first: they run the plugin's code. An error if the
-/// object stays mapped after dlclose (another handle, or GCC's STB_GNU_UNIQUE).
+/// Waits until no thread holds a backends_in_use, so nothing roster is reading
+/// or running of the plugin is unmapped under it. Release the plugin's devices
+/// first: they run its code. An error if this thread holds a backends_in_use
+/// (it would wait for itself), or if the object stays mapped after dlclose
+/// (another handle, or GCC's STB_GNU_UNIQUE).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> unload_plugin(const plugin& p);
+
+/// Keeps every loaded plugin loaded while it lives: unload_plugin waits until
+/// no thread holds one. registered_backends(), find_backend(), open_adapter(),
+/// enumerate_adapters(), acquire(), acquire_preferred() and circuits() hold
+/// one while they run. Hold one yourself across code that keeps what they
+/// return (a backend_entry, a registration, its id) while another thread may
+/// unload a plugin:
+///
+///     roster::backends_in_use pin;
+///     for (const auto& b : roster::registered_backends()) use(b.id(), *b.registration);
+///
+/// Nests within a thread at the cost of a thread-local count. Unloads wait for
+/// readers, and new readers wait for an unload that is waiting, so a stream
+/// of readers does not starve it.
+class backends_in_use {
+ public:
+  ROSTER_API ROSTER_INLINE backends_in_use() noexcept;
+  ROSTER_API ROSTER_INLINE ~backends_in_use();
+  backends_in_use(const backends_in_use&) = delete;
+  backends_in_use& operator=(const backends_in_use&) = delete;
+};
 
 /// Returns the plugins roster has opened and not closed, in load order.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<plugin> loaded_plugins();

@@ -43,6 +43,7 @@ ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text) {
 }
 
 ROSTER_INLINE std::string known_backends() {
+  backends_in_use pin;
   std::string out;
   for (const auto& b : registered_backends()) {
     if (!out.empty()) out += ", ";
@@ -61,6 +62,7 @@ ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, 
 ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, const acquire_options& options) {
   auto spec = parse_spec(text);
   if (!spec) return std::move(spec).error();
+  backends_in_use pin;  // from the lookup to the factory's return
   const backend_registration* backend = find_backend(spec->backend);
   if (backend == nullptr)
     return make_error(errc::not_found,
@@ -80,6 +82,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
 
 ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_type type) {
   routed_device out;
+  backends_in_use pin;
   for (const auto& b : registered_backends()) {
     const std::string id(b.id());
     if (!b.dispatches) {

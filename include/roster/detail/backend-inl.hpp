@@ -208,6 +208,7 @@ inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
 
 ROSTER_INLINE std::vector<backend_entry> registered_backends() {
   (void)load_plugin_path_once();
+  backends_in_use pin;
   auto regs = inventory<backend_registration>();
   auto precs = inventory<backend_precedence>();
   auto caps = inventory<backend_capability>();
@@ -234,6 +235,7 @@ ROSTER_INLINE std::vector<backend_entry> registered_backends() {
 
 ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept {
   (void)load_plugin_path_once();
+  backends_in_use pin;
   for (const auto* r : inventory<backend_registration>())
     if (detail::iequal(r->id, id)) return r;
   if (const auto* rt = detail::runtime_backend_snapshot())
@@ -244,6 +246,7 @@ ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noex
 
 ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(const backend_registration& backend,
                                                              std::uint32_t ordinal) noexcept {
+  backends_in_use pin;
   const std::string spec = std::string(backend.id) + ":" + std::to_string(ordinal);
   try {
     if (backend.open == nullptr)
@@ -269,6 +272,7 @@ ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(const backend_regis
 }
 
 ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(const backend_registration& backend) noexcept {
+  backends_in_use pin;
   try {
     if (backend.enumerate == nullptr) return std::vector<adapter_info>{};
     return backend.enumerate();

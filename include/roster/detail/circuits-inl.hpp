@@ -123,6 +123,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
   }
 
   std::vector<candidate> kept;
+  backends_in_use pin;
   for (const auto& b : registered_backends()) {
     auto list = enumerate_adapters(*b.registration);
     if (!list) {

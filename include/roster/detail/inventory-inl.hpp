@@ -102,6 +102,25 @@ ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept {
   }
 }
 
+ROSTER_API ROSTER_INLINE module_node* detach_module_of(void* handle) noexcept {
+  link_map* target = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &target) != 0 || target == nullptr) return nullptr;
+  module_node* found = nullptr;
+  {
+    std::lock_guard lock(the_hub().mutex);
+    for (auto* m = the_hub().modules; m != nullptr; m = m->next) {
+      Dl_info info{};
+      link_map* owner = nullptr;
+      if (dladdr1(m, &info, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) != 0 && owner == target) {
+        found = m;
+        break;
+      }
+    }
+  }
+  if (found != nullptr) detach_module(*found);
+  return found;
+}
+
 ROSTER_API ROSTER_INLINE void invalidate_for_testing() noexcept {
   auto& h = the_hub();
   std::lock_guard lock(h.mutex);

@@ -90,6 +90,9 @@ struct module_node {
 ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept;
 ROSTER_API ROSTER_INLINE void attach_module(module_node& node) noexcept;
 ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept;
+/// Detaches the module of a dlopen handle before dlclose (unload_plugin);
+/// returns its node (null when it submitted nothing), for attach_module.
+ROSTER_API ROSTER_INLINE module_node* detach_module_of(void* handle) noexcept;
 ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept;
 ROSTER_API ROSTER_INLINE inventory_stats stats_of(const inventory_slot& slot) noexcept;
 /// Drops and frees every snapshot so the next call collects again; for

@@ -3,28 +3,52 @@
 
 #include <roster/plugins.hpp>
 
+#include <roster/inventory.hpp>
+
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <optional>
 #include <system_error>
+#include <thread>
 
 namespace roster {
 
 namespace detail {
+// Readers (backends_in_use) and unloads meet in a grace period, as in RCU:
+// a reader counts itself in the current epoch's counter; an unload first
+// takes the plugin's entries out of the inventory, then flips the epoch and
+// waits for the old epoch's readers only. A reader never blocks, and a stream
+// of new readers cannot hold an unload back: they count in the new epoch and
+// see the inventory without the plugin (the two seq_cst fences make sure of
+// that for a reader that read the old epoch just before the flip).
 struct plugin_registry {
-  std::mutex mutex;
+  std::mutex mutex;            // the list of loaded plugins
+  std::mutex unload_mutex;     // one unload at a time
   std::vector<plugin> loaded;
+  std::atomic<unsigned> epoch{0};
+  std::atomic<long> readers[2]{};
 };
 // Process-wide (default visibility), so the executable and libroster agree.
 ROSTER_API ROSTER_INLINE plugin_registry& plugins() noexcept {
   static constinit plugin_registry r;
   return r;
 }
+// This thread's backends_in_use: how deep, and in which epoch's counter.
+struct plugin_use_state {
+  int depth = 0;
+  unsigned epoch = 0;
+};
+ROSTER_API ROSTER_INLINE plugin_use_state& plugin_use() noexcept {
+  static constinit thread_local plugin_use_state state;
+  return state;
+}
+
 inline std::string dl_error_text() {
   const char* e = dlerror();
   return e != nullptr ? std::string(e) : std::string("unknown dlerror");
@@ -104,8 +128,33 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins() {
   return r;
 }
 
+ROSTER_INLINE backends_in_use::backends_in_use() noexcept {
+  auto& me = detail::plugin_use();
+  if (me.depth++ > 0) return;
+  auto& r = detail::plugins();
+  me.epoch = r.epoch.load() & 1u;
+  r.readers[me.epoch].fetch_add(1);
+  // Pairs with the fence in unload_plugin: either the unload sees this
+  // reader, or this reader sees the inventory without the plugin.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+ROSTER_INLINE backends_in_use::~backends_in_use() {
+  auto& me = detail::plugin_use();
+  if (--me.depth > 0) return;
+  detail::plugins().readers[me.epoch].fetch_sub(1, std::memory_order_release);
+}
+
 ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   auto& r = detail::plugins();
+  if (detail::plugin_use().depth > 0)
+    return make_error(errc::invalid_argument,
+                      "plugin '" + p.path +
+                          "': unload_plugin was called while this thread holds a roster::backends_in_use (or "
+                          "from a backend's own code), so it would wait for itself",
+                      "end the backends_in_use scope first, and never unload a plugin from inside a backend's "
+                      "factory, enumerator or device");
+  std::lock_guard one_at_a_time(r.unload_mutex);
   std::string path;
   {
     std::lock_guard lock(r.mutex);
@@ -116,11 +165,28 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
     path = at->path;
     r.loaded.erase(at);
   }
-  // dlclose runs the plugin's exit code, which may call roster: no lock held.
-  if (dlclose(p.handle) != 0)
-    return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + detail::dl_error_text(),
+  // 1. Readers from now on see the inventory without the plugin.
+  detail::module_node* node = detail::detach_module_of(p.handle);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // 2. The grace period: wait for the readers that may have seen it.
+  const unsigned old = r.epoch.fetch_add(1) & 1u;
+  for (int spins = 0; r.readers[old].load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < 64)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  // 3. dlclose runs the plugin's exit code, which may call roster: no mutex
+  // of the inventory or the list held.
+  if (dlclose(p.handle) != 0) {
+    const std::string why = detail::dl_error_text();
+    if (node != nullptr) detail::attach_module(*node);
+    return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + why,
                       "check that the handle came from roster::load_plugin");
+  }
   if (void* still = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD); still != nullptr) {
+    // Still mapped: its backends come back.
+    if (node != nullptr) detail::attach_module(*node);
     dlclose(still);
     return make_error(errc::unavailable,
                       "plugin '" + path + "' stays loaded after dlclose, so its backends stay registered",
