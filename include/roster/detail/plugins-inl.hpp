@@ -25,8 +25,11 @@ namespace detail {
 // takes the plugin's entries out of the inventory, then flips the epoch and
 // waits for the old epoch's readers only. A reader never blocks, and a stream
 // of new readers cannot hold an unload back: they count in the new epoch and
-// see the inventory without the plugin (the two seq_cst fences make sure of
-// that for a reader that read the old epoch just before the flip).
+// see the inventory without the plugin (their load of the epoch acquires the
+// flip, which the detach precedes). A reader that counted itself in the old
+// epoch checks the epoch again: if it moved, it counts again in the new one;
+// if not, its count came before the flip in the seq_cst order, so the unload
+// waits for it. No fences (ThreadSanitizer models none), only seq_cst atomics.
 struct plugin_registry {
   std::mutex mutex;            // the list of loaded plugins
   std::mutex unload_mutex;     // one unload at a time
@@ -132,17 +135,21 @@ ROSTER_INLINE backends_in_use::backends_in_use() noexcept {
   auto& me = detail::plugin_use();
   if (me.depth++ > 0) return;
   auto& r = detail::plugins();
-  me.epoch = r.epoch.load() & 1u;
-  r.readers[me.epoch].fetch_add(1);
-  // Pairs with the fence in unload_plugin: either the unload sees this
-  // reader, or this reader sees the inventory without the plugin.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  unsigned e = r.epoch.load();
+  for (;;) {
+    r.readers[e & 1u].fetch_add(1);
+    const unsigned now = r.epoch.load();
+    if (now == e) break;
+    r.readers[e & 1u].fetch_sub(1);
+    e = now;
+  }
+  me.epoch = e & 1u;
 }
 
 ROSTER_INLINE backends_in_use::~backends_in_use() {
   auto& me = detail::plugin_use();
   if (--me.depth > 0) return;
-  detail::plugins().readers[me.epoch].fetch_sub(1, std::memory_order_release);
+  detail::plugins().readers[me.epoch].fetch_sub(1);
 }
 
 ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
@@ -167,10 +174,9 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   }
   // 1. Readers from now on see the inventory without the plugin.
   detail::module_node* node = detail::detach_module_of(p.handle);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   // 2. The grace period: wait for the readers that may have seen it.
   const unsigned old = r.epoch.fetch_add(1) & 1u;
-  for (int spins = 0; r.readers[old].load(std::memory_order_acquire) != 0; ++spins) {
+  for (int spins = 0; r.readers[old].load() != 0; ++spins) {
     if (spins < 64)
       std::this_thread::yield();
     else
