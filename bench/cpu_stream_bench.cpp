@@ -157,27 +157,12 @@ roster_arrays& ros() {
   return arrays;
 }
 
-// The same device with streaming stores off: shows what they contribute.
-void roster_kernel_cached(benchmark::State& state, kernel k);
-
-void roster_kernel(benchmark::State& state, kernel k) {
-  auto& m = ros();
-  if (auto* cpu = dynamic_cast<roster::cpu::device*>(m.device.get())) cpu->set_streaming_threshold(default_threshold());
-  const roster::program& p = m.programs[static_cast<int>(k)];
-  for (auto _ : state) {
-    auto ok = m.device->dispatch(p);
-    if (!ok) {
-      state.SkipWithError(ok.error().message().c_str());
-      break;
-    }
-  }
-  set_counters(state, k);
-}
-
-void roster_kernel_cached(benchmark::State& state, kernel k) {
+// Times one program on the CPU device, with streaming stores for steps of at
+// least `threshold` elements; leaves the default threshold behind.
+void time_roster(benchmark::State& state, kernel k, std::size_t threshold) {
   auto& m = ros();
   auto* cpu = dynamic_cast<roster::cpu::device*>(m.device.get());
-  cpu->set_streaming_threshold(~std::size_t{0});
+  if (cpu != nullptr) cpu->set_streaming_threshold(threshold);
   const roster::program& p = m.programs[static_cast<int>(k)];
   for (auto _ : state) {
     auto ok = m.device->dispatch(p);
@@ -186,9 +171,14 @@ void roster_kernel_cached(benchmark::State& state, kernel k) {
       break;
     }
   }
-  cpu->set_streaming_threshold(default_threshold());
+  if (cpu != nullptr) cpu->set_streaming_threshold(default_threshold());
   set_counters(state, k);
 }
+
+void roster_kernel(benchmark::State& state, kernel k) { time_roster(state, k, default_threshold()); }
+
+// The same device with streaming stores off: shows what they contribute.
+void roster_kernel_cached(benchmark::State& state, kernel k) { time_roster(state, k, ~std::size_t{0}); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <roster/roster.hpp>
 
 #include "check.hpp"
+#include "../tests/support/identity_device.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,34 +14,15 @@
 
 namespace {
 
-// A device that only reports its adapter: get_device needs something to open.
-class idle_device final : public roster::device {
- public:
-  explicit idle_device(std::uint32_t ordinal) {
-    info_.backend = "fuzz";
-    info_.ordinal = ordinal;
-    info_.name = "fuzz";
-  }
-  const roster::adapter_info& adapter() const noexcept override { return info_; }
-  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
-  roster::expected<void> synchronize() override { return {}; }
-  roster::expected<void> dispatch_steps(std::span<const roster::step>) override { return {}; }
-
- protected:
-  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return 0u; }
-  roster::expected<void> do_release(std::uint32_t) override { return {}; }
-  bool owns(const roster::buffer&) const noexcept override { return false; }
-  roster::expected<void> do_upload(const roster::buffer&, const void*) override { return {}; }
-  roster::expected<void> do_download(const roster::buffer&, void*) override { return {}; }
-
- private:
-  roster::adapter_info info_;
-};
-
 roster::expected<std::unique_ptr<roster::device>> open_idle(std::uint32_t ordinal) {
   if (ordinal >= 2)
     return roster::make_error(roster::errc::not_found, "fuzz: no adapter " + std::to_string(ordinal), "use fuzz:0 or fuzz:1");
-  return std::unique_ptr<roster::device>(std::make_unique<idle_device>(ordinal));
+  // A device that only reports its adapter: get_device needs something to open.
+  roster::adapter_info info;
+  info.backend = "fuzz";
+  info.ordinal = ordinal;
+  info.name = "fuzz";
+  return std::unique_ptr<roster::device>(std::make_unique<roster_test_support::identity_device>(std::move(info)));
 }
 
 }  // namespace
