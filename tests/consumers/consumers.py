@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs one way of consuming roster as a user would, from the snippet files
-that README.md quotes, in a fresh temporary folder.
+that docs/consuming.md quotes, in a fresh temporary folder.
 
   consumers.py docs SRC                     the docs' snippets equal the files
   consumers.py sync-docs SRC                copy the files into the docs' snippets
@@ -49,28 +49,28 @@ def copy_snippets(folder, names, dest, backend='cpu'):
 
 def check_docs(src):
     """Every ```lang block preceded by <!-- file: tests/consumers/X --> must be X."""
-    docs = os.path.join(src, 'README.md')
+    docs = os.path.join(src, 'docs', 'consuming.md')
     with open(docs, encoding='utf-8') as f:
         text = f.read()
     blocks = re.findall(r'<!-- file: (\S+) -->\n```[a-z]*\n(.*?)```\n', text, re.S)
     if len(blocks) < 6:
-        fail('README.md quotes %d snippet files; expected at least 6' % len(blocks))
+        fail('docs/consuming.md quotes %d snippet files; expected at least 6' % len(blocks))
     for path, body in blocks:
         with open(os.path.join(src, path), encoding='utf-8') as f:
             want = f.read()
         if body != want:
-            fail('README.md: the snippet of %s differs from the file; run tests/consumers/consumers.py '
+            fail('docs/consuming.md: the snippet of %s differs from the file; run tests/consumers/consumers.py '
                  'sync-docs .' % path)
         print('ok: ' + path)
     markers = len(re.findall(r'<!-- file: ', text))
     if markers != len(blocks):
-        fail('README.md: %d file markers but %d quoted blocks; a marker must be followed '
+        fail('docs/consuming.md: %d file markers but %d quoted blocks; a marker must be followed '
              'by a fenced block' % (markers, len(blocks)))
 
 
 def sync_docs(src):
-    """Rewrites each quoted block of README.md from its file."""
-    docs = os.path.join(src, 'README.md')
+    """Rewrites each quoted block of docs/consuming.md from its file."""
+    docs = os.path.join(src, 'docs', 'consuming.md')
     with open(docs, encoding='utf-8') as f:
         text = f.read()
 
