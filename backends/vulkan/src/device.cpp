@@ -4,23 +4,12 @@
 #include "device.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 
 namespace roster::vulkan {
 
 using namespace detail;
-
-namespace {
-// Test knob: ROSTER_VULKAN_MAX_RANGE caps the bytes one descriptor spans, so
-// the chunking that large buffers need runs at small sizes too.
-VkDeviceSize range_override() {
-  const char* v = std::getenv("ROSTER_VULKAN_MAX_RANGE");
-  if (v == nullptr || *v == '\0') return 0;
-  return std::strtoull(v, nullptr, 10);
-}
-}  // namespace
 
 expected<void> device::init() {
   validation_seen_ = vlog().errors.load(std::memory_order_acquire);
@@ -40,7 +29,9 @@ expected<void> device::init() {
   fn_.vkGetDeviceQueue(device_, p_.queue_family, 0, &queue_);
 
   max_range_ = props.limits.maxStorageBufferRange;
-  if (VkDeviceSize cap = range_override(); cap != 0) max_range_ = std::min(max_range_, cap);
+  // Test knob: ROSTER_VULKAN_MAX_RANGE caps the bytes one descriptor spans, so
+  // the chunking that large buffers need runs at small sizes too.
+  if (VkDeviceSize cap = env_number("ROSTER_VULKAN_MAX_RANGE"); cap != 0) max_range_ = std::min(max_range_, cap);
   if (auto ok = make_pipelines(); !ok) return ok;
 
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};

@@ -96,6 +96,12 @@ bool env_is(const char* name, std::string_view value) {
   return v != nullptr && value == v;
 }
 
+std::uint64_t env_number(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return 0;
+  return std::strtoull(v, nullptr, 10);
+}
+
 validation_log& vlog() {
   static validation_log* log = new validation_log;  // never destroyed: callbacks may run at exit
   return *log;

@@ -119,8 +119,11 @@ struct vk_instance {
 /// Returns the instance, loading the loader and creating it on first use.
 const vk_instance& instance();
 
-/// Returns whether the environment variable `name` is set to `value`.
+/// Returns whether the environment variable `name` is set to `value`. The
+/// backend reads its ROSTER_VULKAN_* variables through these two only.
 bool env_is(const char* name, std::string_view value);
+/// Returns the environment variable `name` as a whole number; 0 when unset or empty.
+std::uint64_t env_number(const char* name);
 
 /// The part of a fix that names the way out: exclude the backend.
 inline constexpr std::string_view exclude_hint = "or exclude the backend with ROSTER_DEVICE_SELECTOR='!vulkan:*'";
