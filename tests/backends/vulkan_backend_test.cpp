@@ -23,7 +23,7 @@ using roster::op;
 class validation_environment : public ::testing::Environment {
  public:
   void TearDown() override {
-    const auto report = roster::detail::vulkan_validation();
+    const auto report = roster::vulkan::validation();
     const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
     if (want != nullptr && std::string(want) == "1") {
       EXPECT_TRUE(report.enabled) << "the validation layer is off";
@@ -56,7 +56,7 @@ TEST(vulkan_backend, registers_with_rank_20_and_dispatches) {
 }
 
 TEST(vulkan_backend, enumerates_adapters_with_identity) {
-  auto adapters = roster::vulkan_backend::enumerate();
+  auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters) << adapters.error().message();
   ASSERT_FALSE(adapters->empty()) << "no Vulkan adapter: is mesa-vulkan-drivers (lavapipe) installed?";
   for (std::size_t i = 0; i < adapters->size(); ++i) {
@@ -78,7 +78,7 @@ TEST(vulkan_backend, enumerates_adapters_with_identity) {
 }
 
 TEST(vulkan_backend, lavapipe_is_a_cpu_adapter_with_f64) {
-  auto adapters = roster::vulkan_backend::enumerate();
+  auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters);
   for (const auto& a : *adapters)
     if (a.name.find("llvmpipe") != std::string::npos) {
@@ -96,7 +96,7 @@ TEST(vulkan_backend, acquire_applies_the_grid_sync_split) {
   ASSERT_TRUE(d);
   EXPECT_FALSE(d->caps().native_grid_sync);
   EXPECT_EQ(d->adapter().spec(), "vulkan:0");
-  auto adapters = roster::vulkan_backend::enumerate();
+  auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters);
   EXPECT_EQ(d->adapter().uuid, adapters->front().uuid);
 }

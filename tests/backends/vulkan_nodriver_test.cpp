@@ -25,7 +25,7 @@ TEST(vulkan_without_driver, the_environment_hides_every_driver) {
 }
 
 TEST(vulkan_without_driver, enumerate_is_empty) {
-  auto adapters = roster::vulkan_backend::enumerate();
+  auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters) << adapters.error().message();
   EXPECT_TRUE(adapters->empty());
   // The same through the core's guarded call.

@@ -12,7 +12,7 @@
 namespace {
 
 TEST(vulkan_without_f64, adapter_and_device_report_no_f64) {
-  auto adapters = roster::vulkan_backend::enumerate();
+  auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters);
   ASSERT_FALSE(adapters->empty());
   for (const auto& a : *adapters) {

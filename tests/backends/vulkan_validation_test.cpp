@@ -3,6 +3,7 @@
 // validation problem fails whichever test triggered it.
 #include <roster/acquire.hpp>
 #include <roster/backends/vulkan.hpp>
+#include <roster/backends/vulkan/detail/testing.hpp>
 
 #include <gtest/gtest.h>
 
@@ -13,12 +14,12 @@ namespace {
 TEST(vulkan_validation, a_reported_problem_fails_the_next_call) {
   auto d = roster::acquire("vulkan:0");
   ASSERT_TRUE(d) << d.error().message();
-  ASSERT_TRUE(roster::detail::vulkan_validation().enabled);
-  const auto before = roster::detail::vulkan_validation();
+  ASSERT_TRUE(roster::vulkan::validation().enabled);
+  const auto before = roster::vulkan::validation();
   ASSERT_TRUE((*d)->synchronize());
 
-  ASSERT_TRUE(roster::detail::vulkan_inject_validation_message("VUID-roster-test: injected problem"));
-  const auto after = roster::detail::vulkan_validation();
+  ASSERT_TRUE(roster::vulkan::detail::inject_validation_message("VUID-roster-test: injected problem"));
+  const auto after = roster::vulkan::validation();
   EXPECT_EQ(after.errors, before.errors + 1);
   ASSERT_FALSE(after.messages.empty());
   EXPECT_NE(after.messages.back().find("injected problem"), std::string::npos);

@@ -11,7 +11,7 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
-#include <roster/backends/detail/cpu_pool.hpp>
+#include <roster/backends/cpu/detail/pool.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -109,5 +109,5 @@ struct backend {
 ROSTER_REGISTER_BACKEND(roster::cpu::backend);
 
 #if defined(ROSTER_HEADER_ONLY)
-#  include <roster/backends/detail/cpu-inl.hpp>
+#  include <roster/backends/cpu/detail/cpu-inl.hpp>
 #endif

@@ -11,7 +11,7 @@
 #  include <immintrin.h>
 #endif
 
-namespace roster::detail {
+namespace roster::cpu::detail {
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -130,4 +130,4 @@ class cpu_pool {
   cpu_barrier barrier_;
 };
 
-}  // namespace roster::detail
+}  // namespace roster::cpu::detail

@@ -3,7 +3,7 @@
 // compiled once into roster_cpu otherwise.
 
 #include <roster/backends/cpu.hpp>
-#include <roster/backends/detail/cpu_kernels.hpp>
+#include <roster/backends/cpu/detail/kernels.hpp>
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-namespace roster {
+namespace roster::cpu {
 
 namespace detail {
 
@@ -161,8 +161,6 @@ struct cpu_plan {
 };
 
 }  // namespace detail
-
-namespace cpu {
 
 ROSTER_INLINE expected<unsigned> parse_thread_count(std::string_view text) {
   const std::string shown(text);
@@ -426,5 +424,4 @@ ROSTER_INLINE expected<std::vector<adapter_info>> backend::enumerate() {
   return out;
 }
 
-}  // namespace cpu
-}  // namespace roster
+}  // namespace roster::cpu

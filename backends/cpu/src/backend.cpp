@@ -2,7 +2,7 @@
 // (through the header) and anchor.
 #include <roster/backends/cpu.hpp>
 #if !defined(ROSTER_HEADER_ONLY)
-#  include <roster/backends/detail/cpu-inl.hpp>
+#  include <roster/backends/cpu/detail/cpu-inl.hpp>
 #endif
 
 ROSTER_DEFINE_BACKEND_ANCHOR(cpu);

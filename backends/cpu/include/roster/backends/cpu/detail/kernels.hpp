@@ -20,7 +20,7 @@
 #  include <emmintrin.h>
 #endif
 
-namespace roster::detail {
+namespace roster::cpu::detail {
 
 inline constexpr std::size_t cpu_lanes = 16;
 
@@ -178,4 +178,4 @@ template <class T>
 inline void cpu_triad_stream(T* a, const T* b, const T* c, T s, std::size_t n) noexcept { cpu_triad(a, b, c, s, n); }
 #endif
 
-}  // namespace roster::detail
+}  // namespace roster::cpu::detail

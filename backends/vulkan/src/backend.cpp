@@ -1,0 +1,43 @@
+// The Vulkan backend's entry points, enumerate and open, and its registration.
+
+#include "device.hpp"
+
+#include <memory>
+#include <string>
+
+namespace roster::vulkan {
+
+expected<std::vector<adapter_info>> backend::enumerate() {
+  const auto& v = detail::instance();
+  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error();
+  std::vector<adapter_info> out;
+  out.reserve(devices->size());
+  for (auto& p : *devices) out.push_back(std::move(p.info));
+  return out;
+}
+
+expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
+  const std::string spec = "vulkan:" + std::to_string(ordinal);
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error().prepend(spec);
+  if (devices->empty())
+    return make_error(errc::unavailable, spec + ": no Vulkan 1.1 device with a compute queue on this host",
+                      "install a Vulkan driver (Debian: mesa-vulkan-drivers for lavapipe, or the NVIDIA driver), "
+                      "check VK_DRIVER_FILES / VK_ICD_FILENAMES, " +
+                          std::string(detail::exclude_hint));
+  if (ordinal >= devices->size())
+    return make_error(errc::not_found,
+                      spec + ": no such adapter; this host has " + std::to_string(devices->size()) +
+                          " Vulkan adapter" + (devices->size() == 1 ? "" : "s"),
+                      "use an ordinal below " + std::to_string(devices->size()) + " (roster-info lists them)");
+  auto d = std::make_unique<device>(std::move((*devices)[ordinal]));
+  if (auto ok = d->init(); !ok) return std::move(ok).error();
+  return d;
+}
+
+}  // namespace roster::vulkan
+
+ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
+ROSTER_DEFINE_BACKEND_ANCHOR(vulkan);

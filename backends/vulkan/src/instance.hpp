@@ -1,0 +1,154 @@
+#pragma once
+// Private: the Vulkan loader and the process-wide instance. The loader is
+// dlopen'ed and every entry point the backend calls goes through one function
+// table, so a program linked with this backend starts (and the backend lists
+// nothing) on a host without libvulkan.so.1.
+
+#define VK_NO_PROTOTYPES
+#include <vulkan/vulkan.h>
+
+#include <roster/backends/vulkan.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster::vulkan::detail {
+
+// Function table: every entry point the backend calls, loaded through
+// vkGetInstanceProcAddr from the dlopen'ed loader.
+#define ROSTER_IMPL_VK_GLOBAL_FNS(X)    \
+  X(vkEnumerateInstanceVersion)          \
+  X(vkEnumerateInstanceLayerProperties)  \
+  X(vkEnumerateInstanceExtensionProperties) \
+  X(vkCreateInstance)
+
+#define ROSTER_IMPL_VK_INSTANCE_FNS(X)        \
+  X(vkDestroyInstance)                         \
+  X(vkEnumeratePhysicalDevices)                \
+  X(vkGetPhysicalDeviceProperties)             \
+  X(vkGetPhysicalDeviceProperties2)            \
+  X(vkGetPhysicalDeviceFeatures)               \
+  X(vkGetPhysicalDeviceQueueFamilyProperties)  \
+  X(vkGetPhysicalDeviceMemoryProperties)       \
+  X(vkEnumerateDeviceExtensionProperties)      \
+  X(vkCreateDevice)                            \
+  X(vkGetDeviceProcAddr)
+
+#define ROSTER_IMPL_VK_DEBUG_FNS(X)    \
+  X(vkCreateDebugUtilsMessengerEXT)     \
+  X(vkSubmitDebugUtilsMessageEXT)
+
+#define ROSTER_IMPL_VK_DEVICE_FNS(X)  \
+  X(vkDestroyDevice)                   \
+  X(vkGetDeviceQueue)                  \
+  X(vkCreateBuffer)                    \
+  X(vkDestroyBuffer)                   \
+  X(vkGetBufferMemoryRequirements)     \
+  X(vkAllocateMemory)                  \
+  X(vkFreeMemory)                      \
+  X(vkBindBufferMemory)                \
+  X(vkMapMemory)                       \
+  X(vkUnmapMemory)                     \
+  X(vkCreateShaderModule)              \
+  X(vkDestroyShaderModule)             \
+  X(vkCreateDescriptorSetLayout)       \
+  X(vkDestroyDescriptorSetLayout)      \
+  X(vkCreatePipelineLayout)            \
+  X(vkDestroyPipelineLayout)           \
+  X(vkCreateComputePipelines)          \
+  X(vkDestroyPipeline)                 \
+  X(vkCreateDescriptorPool)            \
+  X(vkDestroyDescriptorPool)           \
+  X(vkResetDescriptorPool)             \
+  X(vkAllocateDescriptorSets)          \
+  X(vkUpdateDescriptorSets)            \
+  X(vkCreateCommandPool)               \
+  X(vkDestroyCommandPool)              \
+  X(vkAllocateCommandBuffers)          \
+  X(vkFreeCommandBuffers)              \
+  X(vkBeginCommandBuffer)              \
+  X(vkEndCommandBuffer)                \
+  X(vkResetCommandBuffer)              \
+  X(vkCmdBindPipeline)                 \
+  X(vkCmdBindDescriptorSets)           \
+  X(vkCmdPushConstants)                \
+  X(vkCmdDispatch)                     \
+  X(vkCmdPipelineBarrier)              \
+  X(vkCmdCopyBuffer)                   \
+  X(vkCmdResetQueryPool)               \
+  X(vkCmdWriteTimestamp)               \
+  X(vkCreateQueryPool)                 \
+  X(vkDestroyQueryPool)                \
+  X(vkGetQueryPoolResults)             \
+  X(vkCreateFence)                     \
+  X(vkDestroyFence)                    \
+  X(vkResetFences)                     \
+  X(vkWaitForFences)                   \
+  X(vkGetFenceStatus)                  \
+  X(vkQueueSubmit)                     \
+  X(vkDeviceWaitIdle)
+
+#define ROSTER_IMPL_VK_MEMBER(name) PFN_##name name = nullptr;
+
+struct vk_fns {
+  PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
+  ROSTER_IMPL_VK_GLOBAL_FNS(ROSTER_IMPL_VK_MEMBER)
+  ROSTER_IMPL_VK_INSTANCE_FNS(ROSTER_IMPL_VK_MEMBER)
+  ROSTER_IMPL_VK_DEBUG_FNS(ROSTER_IMPL_VK_MEMBER)
+  ROSTER_IMPL_VK_DEVICE_FNS(ROSTER_IMPL_VK_MEMBER)
+};
+
+// The process-wide instance: created once, on first use, never destroyed
+// (devices cached in other statics may outlive any destructor order).
+struct vk_instance {
+  void* library = nullptr;
+  vk_fns fn;
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  bool validation = false;
+  // Set when there is no loader or no driver: enumerate() lists nothing.
+  bool absent = false;
+  std::optional<roster::error> failure;
+};
+
+/// Returns the instance, loading the loader and creating it on first use.
+const vk_instance& instance();
+
+/// Returns whether the environment variable `name` is set to `value`. The
+/// backend reads its ROSTER_VULKAN_* variables through these two only.
+bool env_is(const char* name, std::string_view value);
+/// Returns the environment variable `name` as a whole number; 0 when unset or empty.
+std::uint64_t env_number(const char* name);
+
+/// The part of a fix that names the way out: exclude the backend.
+inline constexpr std::string_view exclude_hint = "or exclude the backend with ROSTER_DEVICE_SELECTOR='!vulkan:*'";
+
+/// Turns a failed call into an error naming the call and the VkResult, with a
+/// fix that fits the result.
+roster::error vk_failure(std::string_view where, std::string_view call, VkResult r);
+
+#define ROSTER_IMPL_VK_CHECK(where, call)                                   \
+  do {                                                                      \
+    if (VkResult roster_vk_r_ = (call); roster_vk_r_ != VK_SUCCESS)         \
+      return ::roster::vulkan::detail::vk_failure(where, #call, roster_vk_r_); \
+  } while (0)
+
+/// What the validation layer has reported in this process (never destroyed:
+/// its callback may run at exit).
+struct validation_log {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  std::atomic<std::uint64_t> errors{0};
+};
+validation_log& vlog();
+
+/// Returns an error when the validation layer reported something since
+/// `seen`, and moves `seen` forward.
+expected<void> check_validation(std::uint64_t& seen, std::string_view where);
+
+}  // namespace roster::vulkan::detail

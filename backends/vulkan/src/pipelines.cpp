@@ -1,0 +1,91 @@
+// The Vulkan device's compute pipelines: the descriptor and pipeline
+// layouts, and one pipeline per op, element type and width, built from the
+// SPIR-V the build embeds (shaders/*.comp; the op is a specialization constant).
+
+#include "device.hpp"
+
+#include "dot_f32.spv.h"
+#include "dot_f32x4.spv.h"
+#include "dot_f64.spv.h"
+#include "dot_f64x2.spv.h"
+#include "stream_f32.spv.h"
+#include "stream_f32x4.spv.h"
+#include "stream_f64.spv.h"
+#include "stream_f64x2.spv.h"
+
+namespace roster::vulkan {
+
+using namespace detail;
+
+// Builds the layouts and every pipeline; device::init calls it once.
+expected<void> device::make_pipelines() {
+  VkDescriptorSetLayoutBinding bindings[4];
+  for (std::uint32_t i = 0; i < 4; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = 4;
+  set_info.pBindings = bindings;
+  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreateDescriptorSetLayout(device_, &set_info, nullptr, &set_layout_));
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push_constants)};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout_;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &range;
+  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout_));
+
+  // Test and tuning knob: ROSTER_VULKAN_VECTOR=0 keeps one element per invocation.
+  vectors_ = !env_is("ROSTER_VULKAN_VECTOR", "0");
+  const spirv f32[4] = {{roster_spv_stream_f32, sizeof roster_spv_stream_f32},
+                        {roster_spv_stream_f32x4, sizeof roster_spv_stream_f32x4},
+                        {roster_spv_dot_f32, sizeof roster_spv_dot_f32},
+                        {roster_spv_dot_f32x4, sizeof roster_spv_dot_f32x4}};
+  if (auto ok = make_pipelines(f32, pipelines_[0]); !ok) return ok;
+  if (p_.info.f64) {
+    const spirv f64[4] = {{roster_spv_stream_f64, sizeof roster_spv_stream_f64},
+                          {roster_spv_stream_f64x2, sizeof roster_spv_stream_f64x2},
+                          {roster_spv_dot_f64, sizeof roster_spv_dot_f64},
+                          {roster_spv_dot_f64x2, sizeof roster_spv_dot_f64x2}};
+    if (auto ok = make_pipelines(f64, pipelines_[1]); !ok) return ok;
+  }
+  return {};
+}
+
+// Builds the pipelines of one element type from its four modules: stream
+// scalar, stream vector, dot scalar, dot vector (partial phase only).
+expected<void> device::make_pipelines(const spirv (&code)[4], pipeline_set& out) {
+  VkShaderModule modules[4] = {};
+  expected<void> result;
+  for (int m = 0; m < 4 && result; ++m) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = code[m].bytes;
+    info.pCode = code[m].code;
+    if (VkResult r = fn_.vkCreateShaderModule(device_, &info, nullptr, &modules[m]); r != VK_SUCCESS)
+      result = vk_failure(where("open"), "vkCreateShaderModule", r);
+  }
+  auto make = [&](VkShaderModule module, std::uint32_t value, VkPipeline& target) {
+    if (!result) return;
+    VkSpecializationMapEntry entry{0, 0, sizeof value};
+    VkSpecializationInfo spec{1, &entry, sizeof value, &value};
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.stage.pSpecializationInfo = &spec;
+    info.layout = pipeline_layout_;
+    if (VkResult r = fn_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &target);
+        r != VK_SUCCESS)
+      result = vk_failure(where("open"), "vkCreateComputePipelines", r);
+  };
+  for (std::uint32_t v = 0; v < 2; ++v)
+    for (std::uint32_t o = 0; o < 6; ++o) make(modules[v], o, out.stream[v][o]);
+  make(modules[2], 0, out.dot[0][0]);
+  make(modules[2], 1, out.dot[0][1]);
+  make(modules[3], 0, out.dot[1][0]);
+  for (auto m : modules)
+    if (m != VK_NULL_HANDLE) fn_.vkDestroyShaderModule(device_, m, nullptr);
+  return result;
+}
+
+}  // namespace roster::vulkan
