@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Configures roster into a fresh folder with a toolchain that lacks LTO, gold,
+# lld, mold and clang, and checks that setup succeeds, that no build rule
+# asks for a missing feature, that the link tests left build and pass, and
+# that the tests left out are SKIP with their reason, both in the summary and
+# in meson test.
+#
+# usage: broken_toolchain.sh SOURCE_ROOT WORK_DIR MESON CXX...
+#   CXX...: the compiler command of the outer build (e.g. ccache c++)
+#
+# The broken toolchain: CXX is a wrapper that fails, as a GCC without its LTO
+# plugin does, whenever -flto is asked for, and fails for -fuse-ld=gold/lld/
+# mold; PATH is a folder of links to every program on the outer PATH except
+# clang, lld, mold and gold.
+set -u
+src=$1 work=$2 meson=$3
+shift 3
+fail() { echo "FAIL: $*"; exit 1; }
+
+rm -rf "$work"
+mkdir -p "$work/bin"
+{
+  echo '#!/bin/sh'
+  echo 'for a in "$@"; do'
+  echo '  case $a in'
+  echo '    -flto|-flto=*) echo "lto-wrapper: fatal error: could not run lto-wrapper (this toolchain has no LTO)" >&2; exit 1 ;;'
+  echo '    -fuse-ld=gold|-fuse-ld=lld|-fuse-ld=mold) echo "collect2: fatal error: cannot find ld (${a#-fuse-ld=})" >&2; exit 1 ;;'
+  echo '  esac'
+  echo 'done'
+  printf 'exec'; printf ' %q' "$@"; echo ' "$@"'
+} >"$work/cxx"
+chmod +x "$work/cxx"
+
+# PATH without clang, lld, mold or gold.
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+  [ -d "$d" ] || continue
+  for p in "$d"/*; do
+    n=${p##*/}
+    case $n in clang*|*lld*|*mold*|*gold*) continue ;; esac
+    [ -x "$p" ] && [ ! -e "$work/bin/$n" ] && ln -s "$p" "$work/bin/$n"
+  done
+done
+export PATH=$work/bin CXX=$work/cxx
+unset CXXFLAGS LDFLAGS
+
+# Control: the toolchain really is broken, and plain programs still link.
+echo 'int main() { return 0; }' >"$work/probe.cpp"
+"$CXX" "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1 || fail "the wrapper cannot link a plain program"
+"$CXX" -flto "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1 && fail "the wrapper links with -flto"
+for p in clang++ ld.lld ld.mold mold ld.gold; do
+  command -v "$p" >/dev/null && fail "$p is still on PATH"
+done
+
+echo "== meson setup (CXX=$CXX, PATH without clang/lld/mold/gold)"
+"$meson" setup "$work/build" "$src" -Db_lto=false -Dbenchmarks=disabled -Dtools=disabled \
+  -Dcuda=disabled -Dvulkan=disabled >"$work/setup.log" 2>&1 \
+  || { cat "$work/setup.log"; fail "meson setup failed on a toolchain without LTO, lld, mold, gold and clang"; }
+sed -n '/roster toolchain/,/^$/p' "$work/setup.log"
+
+# The summary says what was left out, and why.
+for f in lto gold lld mold 'clang++ lld'; do
+  grep -Eq "^ +${f//+/\\+} +: no: " "$work/setup.log" || fail "the summary does not report '$f' as missing"
+done
+grep -Eq "^ +lto +: no: .*-flto" "$work/setup.log" || fail "the summary gives no reason for LTO"
+
+# No rule asks the wrapper for what it lacks: ninja -C build would succeed.
+if grep -nE -- '-flto|-fuse-ld=(gold|lld|mold)' "$work/build/build.ninja"; then
+  fail "build.ninja still uses a feature this toolchain lacks"
+fi
+
+# The link tests that remain build and pass; those left out are SKIP.
+ninja -C "$work/build" -j 2 tests/inventory/test_inventory_link_gc_sections \
+  tests/inventory/test_inventory_link_bfd_gc_sections >"$work/ninja.log" 2>&1 \
+  || { cat "$work/ninja.log"; fail "building the link tests failed"; }
+skipped=(inventory-link-lto inventory-link-gold-gc-sections inventory-link-lld-gc-sections
+         inventory-link-mold-gc-sections inventory-clang-lld)
+"$meson" test -C "$work/build" --no-rebuild inventory-link-gc-sections inventory-link-bfd-gc-sections \
+  "${skipped[@]}" >"$work/test.log" 2>&1
+rc=$?
+cat "$work/test.log"
+[ $rc -eq 0 ] || fail "meson test failed (rc $rc)"
+for t in inventory-link-gc-sections inventory-link-bfd-gc-sections; do
+  grep -Eq "$t +OK" "$work/test.log" || fail "$t did not pass"
+done
+for t in "${skipped[@]}"; do
+  grep -Eq "$t +SKIP" "$work/test.log" || fail "$t is not reported as SKIP"
+done
+log=$work/build/meson-logs/testlog.txt
+grep -q 'SKIP: .*cannot link with -flto' "$log" || fail "testlog.txt does not say why the LTO test was skipped"
+grep -q 'SKIP: clang++ is not on PATH' "$log" || fail "testlog.txt does not say why inventory-clang-lld was skipped"
+echo "ok: setup and build succeed without LTO, gold, lld, mold and clang; the left-out tests say why"
+rm -rf "$work"
