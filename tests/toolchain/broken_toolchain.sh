@@ -8,10 +8,11 @@
 # usage: broken_toolchain.sh SOURCE_ROOT WORK_DIR MESON CXX...
 #   CXX...: the compiler command of the outer build (e.g. ccache c++)
 #
-# The broken toolchain: CXX is a wrapper that fails, as a GCC without its LTO
-# plugin does, whenever -flto is asked for, and fails for -fuse-ld=gold/lld/
-# mold; PATH is a folder of links to every program on the outer PATH except
-# clang, lld, mold and gold.
+# The broken toolchain: CXX (and g++ on PATH) is a wrapper that fails, as a GCC
+# without its LTO plugin does, whenever -flto is asked for, and fails for
+# -fuse-ld=gold/lld/mold; PATH is a folder of links to every program on the
+# outer PATH except clang, lld, mold and gold. scripts/linker-matrix runs on
+# the same toolchain and must skip, with reasons, what is missing.
 set -u
 src=$1 work=$2 meson=$3
 shift 3
@@ -19,17 +20,22 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 rm -rf "$work"
 mkdir -p "$work/bin"
-{
-  echo '#!/bin/sh'
-  echo 'for a in "$@"; do'
-  echo '  case $a in'
-  echo '    -flto|-flto=*) echo "lto-wrapper: fatal error: could not run lto-wrapper (this toolchain has no LTO)" >&2; exit 1 ;;'
-  echo '    -fuse-ld=gold|-fuse-ld=lld|-fuse-ld=mold) echo "collect2: fatal error: cannot find ld (${a#-fuse-ld=})" >&2; exit 1 ;;'
-  echo '  esac'
-  echo 'done'
-  printf 'exec'; printf ' %q' "$@"; echo ' "$@"'
-} >"$work/cxx"
-chmod +x "$work/cxx"
+wrapper() {  # wrapper FILE COMMAND...: a compiler that has no LTO, gold, lld or mold
+  local file=$1; shift
+  {
+    echo '#!/bin/sh'
+    echo 'for a in "$@"; do'
+    echo '  case $a in'
+    echo '    -flto|-flto=*) echo "/usr/bin/ld: error: could not run lto-wrapper (this toolchain has no LTO)" >&2; exit 1 ;;'
+    echo '    -fuse-ld=gold|-fuse-ld=lld|-fuse-ld=mold) echo "collect2: fatal error: cannot find ld (${a#-fuse-ld=})" >&2; exit 1 ;;'
+    echo '  esac'
+    echo 'done'
+    printf 'exec'; printf ' %q' "$@"; echo ' "$@"'
+  } >"$file"
+  chmod +x "$file"
+}
+wrapper "$work/cxx" "$@"
+gxx=$(command -v g++)
 
 # PATH without clang, lld, mold or gold.
 IFS=: read -ra dirs <<<"$PATH"
@@ -41,6 +47,8 @@ for d in "${dirs[@]}"; do
     [ -x "$p" ] && [ ! -e "$work/bin/$n" ] && ln -s "$p" "$work/bin/$n"
   done
 done
+# g++ on that PATH (which scripts/linker-matrix calls) is broken the same way.
+[ -n "$gxx" ] && { rm -f "$work/bin/g++"; wrapper "$work/bin/g++" "$gxx"; }
 export PATH=$work/bin CXX=$work/cxx
 unset CXXFLAGS LDFLAGS
 
@@ -89,5 +97,18 @@ done
 log=$work/build/meson-logs/testlog.txt
 grep -q 'SKIP: .*cannot link with -flto' "$log" || fail "testlog.txt does not say why the LTO test was skipped"
 grep -q 'SKIP: clang++ is not on PATH' "$log" || fail "testlog.txt does not say why inventory-clang-lld was skipped"
+# scripts/linker-matrix (CI runs it) on the same toolchain: what is missing is
+# a skip with its reason, what is there runs.
+if [ -n "$gxx" ]; then
+  "$src/scripts/linker-matrix" --only g++:bfd:plain --only g++:bfd:lto --only g++:lld:plain \
+    --only clang++:lld >"$work/matrix.log" 2>&1
+  rc=$?
+  cat "$work/matrix.log"
+  [ $rc -eq 0 ] || fail "linker-matrix failed (rc $rc) instead of skipping what is missing"
+  grep -Eq '^g\+\+ +bfd +plain +ok' "$work/matrix.log" || fail "linker-matrix: g++ bfd plain did not run"
+  grep -Eq '^g\+\+ .* lto +skip \(.*lto-wrapper' "$work/matrix.log" || fail "linker-matrix: no LTO skip with its reason"
+  grep -Eq '^g\+\+ +lld +plain +skip \(.*cannot' "$work/matrix.log" || fail "linker-matrix: no lld skip with its reason"
+  grep -Eq '^clang\+\+ .* skip \(clang\+\+ not installed\)' "$work/matrix.log" || fail "linker-matrix: no clang++ skip"
+fi
 echo "ok: setup and build succeed without LTO, gold, lld, mold and clang; the left-out tests say why"
 rm -rf "$work"
