@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Configures roster into a fresh folder with a toolchain that lacks LTO, gold,
-# lld, mold and clang, and checks that setup succeeds, that no build rule
+# lld, mold, clang and mpirun, and checks that setup succeeds, that no build rule
 # asks for a missing feature, that the link tests left build and pass, and
 # that the tests left out are SKIP with their reason, both in the summary and
 # in meson test.
@@ -11,7 +11,7 @@
 # The broken toolchain: CXX (and g++ on PATH) is a wrapper that fails, as a GCC
 # without its LTO plugin does, whenever -flto is asked for, and fails for
 # -fuse-ld=gold/lld/mold; PATH is a folder of links to every program on the
-# outer PATH except clang, lld, mold and gold. scripts/linker-matrix runs on
+# outer PATH except clang, lld, mold, gold and mpirun. scripts/linker-matrix runs on
 # the same toolchain and must skip, with reasons, what is missing.
 set -u
 src=$1 work=$2 meson=$3
@@ -37,13 +37,13 @@ wrapper() {  # wrapper FILE COMMAND...: a compiler that has no LTO, gold, lld or
 wrapper "$work/cxx" "$@"
 gxx=$(command -v g++)
 
-# PATH without clang, lld, mold or gold.
+# PATH without clang, lld, mold, gold or mpirun.
 IFS=: read -ra dirs <<<"$PATH"
 for d in "${dirs[@]}"; do
   [ -d "$d" ] || continue
   for p in "$d"/*; do
     n=${p##*/}
-    case $n in clang*|*lld*|*mold*|*gold*) continue ;; esac
+    case $n in clang*|*lld*|*mold*|*gold*|mpirun) continue ;; esac
     [ -x "$p" ] && [ ! -e "$work/bin/$n" ] && ln -s "$p" "$work/bin/$n"
   done
 done
@@ -56,18 +56,18 @@ unset CXXFLAGS LDFLAGS
 echo 'int main() { return 0; }' >"$work/probe.cpp"
 "$CXX" "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1 || fail "the wrapper cannot link a plain program"
 "$CXX" -flto "$work/probe.cpp" -o "$work/probe" >/dev/null 2>&1 && fail "the wrapper links with -flto"
-for p in clang++ ld.lld ld.mold mold ld.gold; do
+for p in clang++ ld.lld ld.mold mold ld.gold mpirun; do
   command -v "$p" >/dev/null && fail "$p is still on PATH"
 done
 
-echo "== meson setup (CXX=$CXX, PATH without clang/lld/mold/gold)"
+echo "== meson setup (CXX=$CXX, PATH without clang/lld/mold/gold/mpirun)"
 "$meson" setup "$work/build" "$src" -Db_lto=false -Dbenchmarks=disabled -Dtools=disabled \
   -Dcuda=disabled -Dvulkan=disabled >"$work/setup.log" 2>&1 \
   || { cat "$work/setup.log"; fail "meson setup failed on a toolchain without LTO, lld, mold, gold and clang"; }
 sed -n '/roster toolchain/,/^$/p' "$work/setup.log"
 
 # The summary says what was left out, and why.
-for f in lto gold lld mold 'clang++ lld'; do
+for f in lto gold lld mold "clang++ lld" mpirun; do
   grep -Eq "^ +${f//+/\\+} +: no: " "$work/setup.log" || fail "the summary does not report '$f' as missing"
 done
 grep -Eq "^ +lto +: no: .*-flto" "$work/setup.log" || fail "the summary gives no reason for LTO"
@@ -82,7 +82,7 @@ ninja -C "$work/build" -j 2 tests/inventory/test_inventory_link_gc_sections \
   tests/inventory/test_inventory_link_bfd_gc_sections >"$work/ninja.log" 2>&1 \
   || { cat "$work/ninja.log"; fail "building the link tests failed"; }
 skipped=(inventory-link-lto inventory-link-gold-gc-sections inventory-link-lld-gc-sections
-         inventory-link-mold-gc-sections inventory-clang-lld)
+         inventory-link-mold-gc-sections inventory-clang-lld devices_mpirun_bind)
 "$meson" test -C "$work/build" --no-rebuild inventory-link-gc-sections inventory-link-bfd-gc-sections \
   "${skipped[@]}" >"$work/test.log" 2>&1
 rc=$?
@@ -110,5 +110,5 @@ if [ -n "$gxx" ]; then
   grep -Eq '^g\+\+ +lld +plain +skip \(.*cannot' "$work/matrix.log" || fail "linker-matrix: no lld skip with its reason"
   grep -Eq '^clang\+\+ .* skip \(clang\+\+ not installed\)' "$work/matrix.log" || fail "linker-matrix: no clang++ skip"
 fi
-echo "ok: setup and build succeed without LTO, gold, lld, mold and clang; the left-out tests say why"
+echo "ok: setup and build succeed without LTO, gold, lld, mold, clang and mpirun; the left-out tests say why"
 rm -rf "$work"
