@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Configures roster into a fresh folder with a toolchain that lacks LTO, gold,
-# lld, mold, clang and mpirun, and checks that setup succeeds, that no build rule
-# asks for a missing feature, that the link tests left build and pass, and
-# that the tests left out are SKIP with their reason, both in the summary and
-# in meson test.
+# lld, mold, clang and mpirun, and checks that setup succeeds, that no build
+# rule asks for a missing feature, that the link tests left build and pass,
+# and that the tests left out are SKIP with their reason, both in the summary
+# and in meson test.
 #
 # usage: broken_toolchain.sh SOURCE_ROOT WORK_DIR MESON CXX...
 #   CXX...: the compiler command of the outer build (e.g. ccache c++)
 #
-# The broken toolchain: CXX (and g++ on PATH) is a wrapper that fails, as a GCC
-# without its LTO plugin does, whenever -flto is asked for, and fails for
+# The broken toolchain: CXX (and g++ on PATH) is a wrapper that compiles -flto
+# objects but cannot link them, as a GCC without its LTO plugin, and fails for
 # -fuse-ld=gold/lld/mold; PATH is a folder of links to every program on the
-# outer PATH except clang, lld, mold, gold and mpirun. scripts/linker-matrix runs on
-# the same toolchain and must skip, with reasons, what is missing.
+# outer PATH except clang, lld, mold, gold and mpirun. scripts/linker-matrix
+# runs on the same toolchain and must skip, with reasons, what is missing.
 set -u
 src=$1 work=$2 meson=$3
 shift 3
@@ -24,12 +24,16 @@ wrapper() {  # wrapper FILE COMMAND...: a compiler that has no LTO, gold, lld or
   local file=$1; shift
   {
     echo '#!/bin/sh'
+    echo '# Compiles -flto objects but cannot link them, as a GCC without its LTO plugin.'
+    echo 'lto=0 link=1'
     echo 'for a in "$@"; do'
     echo '  case $a in'
-    echo '    -flto|-flto=*) echo "/usr/bin/ld: error: could not run lto-wrapper (this toolchain has no LTO)" >&2; exit 1 ;;'
+    echo '    -c|-S|-E|-M|-MM) link=0 ;;'
+    echo '    -flto|-flto=*) lto=1 ;;'
     echo '    -fuse-ld=gold|-fuse-ld=lld|-fuse-ld=mold) echo "collect2: fatal error: cannot find ld (${a#-fuse-ld=})" >&2; exit 1 ;;'
     echo '  esac'
     echo 'done'
+    echo 'if [ $lto = 1 ] && [ $link = 1 ]; then echo "/usr/bin/ld: error: could not run lto-wrapper (this toolchain has no LTO)" >&2; exit 1; fi'
     printf 'exec'; printf ' %q' "$@"; echo ' "$@"'
   } >"$file"
   chmod +x "$file"
@@ -106,7 +110,7 @@ if [ -n "$gxx" ]; then
   cat "$work/matrix.log"
   [ $rc -eq 0 ] || fail "linker-matrix failed (rc $rc) instead of skipping what is missing"
   grep -Eq '^g\+\+ +bfd +plain +ok' "$work/matrix.log" || fail "linker-matrix: g++ bfd plain did not run"
-  grep -Eq '^g\+\+ .* lto +skip \(.*lto-wrapper' "$work/matrix.log" || fail "linker-matrix: no LTO skip with its reason"
+  grep -Eq '^g\+\+ +bfd +lto +skip \(.*lto-wrapper' "$work/matrix.log" || fail "linker-matrix: no LTO skip with its reason"
   grep -Eq '^g\+\+ +lld +plain +skip \(.*cannot' "$work/matrix.log" || fail "linker-matrix: no lld skip with its reason"
   grep -Eq '^clang\+\+ .* skip \(clang\+\+ not installed\)' "$work/matrix.log" || fail "linker-matrix: no clang++ skip"
 fi
