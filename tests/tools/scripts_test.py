@@ -137,5 +137,21 @@ class BenchCheck(unittest.TestCase):
             os.unlink(f.name)
 
 
+# With a build folder (meson passes ROSTER_BUILD_ROOT): bench-check runs
+# roster-info bench on the test backend and fails when a kernel is wrong.
+if os.environ.get("ROSTER_BUILD_ROOT"):
+    class BenchCheckWrongKernel(unittest.TestCase):
+        def test_wrong_kernel_fails_bench_check(self):
+            rc, out = run(os.path.join(ROOT, "scripts", "bench-check"), "--no-build",
+                          "--build-dir", os.environ["ROSTER_BUILD_ROOT"],
+                          "--targets", os.path.join(REC, "wrong-kernel-targets.json"),
+                          "--out", os.path.join(tempfile.mkdtemp(), "results.json"))
+            self.assertEqual(rc, 1, out)
+            self.assertRegex(row(out, "results verified (wrong triad)"),
+                             r"FAIL \(exit 4: .*toolfake:0 float triad: wrong result: element 512 of 1024")
+            self.assertRegex(row(out, "results verified (right kernels)"), r"pass$")
+            self.assertIn("1 pass, 0 within spread, 1 FAIL, 0 not run", out)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
