@@ -8,6 +8,7 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
+#include <roster/detail/decision.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,7 @@ struct tuning_record {
   std::vector<tuning_figure> figures;
   std::optional<double> native_sync_ns;  ///< median time of the dot program in one launch
   std::optional<double> split_sync_ns;   ///< median time of the dot program cut at its grid_sync
+  std::optional<double> sync_spread;     ///< the larger relative spread of the two (detail/decision.hpp)
 
   /// Returns the measured GB/s of an op and type, or nothing.
   [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
@@ -51,10 +53,12 @@ struct tuning_record {
     if (auto d = bandwidth(op::triad, element_type::f64)) return d;
     return bandwidth(op::triad, element_type::f32);
   }
-  /// Returns whether the split ran the dot program faster, when both were measured.
+  /// Returns whether the split ran the dot program faster beyond the spread
+  /// and the minimum gain (detail::decide), when both were measured.
   [[nodiscard]] std::optional<bool> split_faster() const noexcept {
     if (!native_sync_ns || !split_sync_ns) return std::nullopt;
-    return *split_sync_ns < *native_sync_ns;
+    const double spread = sync_spread.value_or(0.0);
+    return detail::decide({*native_sync_ns, spread}, {*split_sync_ns, spread}).change;
   }
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };

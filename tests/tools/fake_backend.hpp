@@ -6,6 +6,7 @@
 #include <roster/backend.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -46,7 +47,10 @@ class fake_device final : public roster::device {
         case roster::op::copy: o = *a; break;
         case roster::op::mul: for (std::size_t i = 0; i < o.size(); ++i) o[i] = s.scalar * (*a)[i]; break;
         case roster::op::add: for (std::size_t i = 0; i < o.size(); ++i) o[i] = (*a)[i] + (*b)[i]; break;
-        case roster::op::triad: for (std::size_t i = 0; i < o.size(); ++i) o[i] = (*a)[i] + s.scalar * (*b)[i]; break;
+        case roster::op::triad:
+          for (std::size_t i = 0; i < o.size(); ++i) o[i] = (*a)[i] + s.scalar * (*b)[i];
+          if (std::getenv("TOOLFAKE_WRONG_TRIAD") != nullptr && o.size() > 1) o[o.size() / 2] += 1.0;  // fast but wrong
+          break;
         case roster::op::nstream: for (std::size_t i = 0; i < o.size(); ++i) o[i] += (*a)[i] + s.scalar * (*b)[i]; break;
         case roster::op::dot: for (std::size_t i = 0; i < a->size(); ++i) sum += (*a)[i] * (*b)[i]; o[0] = sum; break;
         default: break;

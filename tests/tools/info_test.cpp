@@ -346,6 +346,35 @@ TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
   EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json"));
 }
 
+TEST(Bench, WrongResultIsAnErrorAndNotRecorded) {
+  temp_dir cache;
+  // toolfake:1 right, then toolfake:0 with a triad that writes one wrong element.
+  auto ok = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  auto r = info(fake_info, {"bench", "--adapter", "toolfake:0", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"},
+                cache.path, {{"TOOLFAKE_WRONG_TRIAD", "1"}});
+  EXPECT_EQ(r.status, 4) << r.out << r.err;
+  EXPECT_NE(find_line(r.out, "toolfake:0 float triad: wrong result"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("toolfake:0 float triad: wrong result: element 512 of 1024 is"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing is recorded for this adapter\nFix: the backend's kernel for this op is wrong"),
+            std::string::npos)
+      << r.err;
+  // The ops after the wrong one are not judged against a reference they no longer match.
+  EXPECT_EQ(r.err.find("toolfake:0 float dot: wrong result"), std::string::npos) << r.err;
+  // No record for toolfake:0; toolfake:1's (right) record is kept.
+  auto file = roster::load_tuning(cache.path + "/roster/tuning.json");
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_EQ(file->records.size(), 1u);
+  EXPECT_EQ(file->records[0].spec, "toolfake:1");
+}
+
+TEST(Bench, RightResultsAreVerified) {
+  temp_dir cache;
+  auto r = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "4K", "--reps", "1", "--no-save"}, cache.path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("wrong result"), std::string::npos) << r.out;
+}
+
 TEST(Bench, EveryAdapterBySelector) {
   temp_dir cache;
   auto r = info(fake_info, {"bench", "--size", "1K", "--reps", "1", "--no-save"}, cache.path,

@@ -62,6 +62,27 @@ TEST(Tuning, PathFollowsXdgCacheHomeThenHome) {
   EXPECT_EQ(*roster::tuning_path(), "/home/u/.cache/roster/tuning.json");
 }
 
+TEST(Tuning, SplitWinsOnlyBeyondSpreadAndMinimum) {
+  auto r = record_for(fake_adapter(0), 1.0);
+  r.native_sync_ns = 1000.0;
+  r.split_sync_ns = 980.0;  // 2% faster: below the 3% minimum
+  EXPECT_EQ(r.split_faster(), false);
+  r.split_sync_ns = 900.0;  // 10% faster
+  EXPECT_EQ(r.split_faster(), true);
+  r.sync_spread = 0.15;  // ...but the reps wandered by 15%
+  EXPECT_EQ(r.split_faster(), false);
+  r.sync_spread = 0.05;
+  EXPECT_EQ(r.split_faster(), true);
+  // The spread goes through the file.
+  tuning_home home;
+  ASSERT_TRUE(roster::save_tuning(home.path, std::vector{r}));
+  auto loaded = roster::load_tuning(home.path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  ASSERT_EQ(loaded->records.size(), 1u);
+  EXPECT_EQ(loaded->records[0].sync_spread, 0.05);
+  EXPECT_EQ(loaded->records[0], r);
+}
+
 TEST(Tuning, RoundTripThroughFile) {
   tuning_home home;
   auto a = record_for(fake_adapter(0), 321.5);

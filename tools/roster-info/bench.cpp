@@ -5,11 +5,13 @@
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/select.hpp>
+#include <roster/detail/decision.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -48,8 +50,8 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Times a program reps times after one warm-up run; returns the median in ns.
-expected<double> time_median(device& d, const program& p, unsigned reps) {
+// Times a program reps times after one warm-up run; returns each run in ns.
+expected<std::vector<double>> time_runs(device& d, const program& p, unsigned reps) {
   if (auto ok = d.dispatch(p); !ok) return std::move(ok).error();
   if (auto ok = d.synchronize(); !ok) return std::move(ok).error();
   std::vector<double> ns;
@@ -59,7 +61,58 @@ expected<double> time_median(device& d, const program& p, unsigned reps) {
     if (!t) return std::move(t).error();
     ns.push_back(static_cast<double>(std::max<std::int64_t>(t->count(), 1)));
   }
-  return median(std::move(ns));
+  return ns;
+}
+
+// Times a program reps times after one warm-up run; returns the median in ns.
+expected<double> time_median(device& d, const program& p, unsigned reps) {
+  auto ns = time_runs(d, p, reps);
+  if (!ns) return std::move(ns).error();
+  return median(std::move(*ns));
+}
+
+// The value every element of a, b, c and r holds, computed on the host in
+// double: stream_buffers fills a, b, c, r with 1, 2, 0, 0 and each op of
+// bench_ops, run any number of times, writes the same value again.
+struct reference {
+  double a = 1.0, b = 2.0, c = 0.0, r = 0.0;
+  // Applies op x over n elements; returns the value its output must hold.
+  double apply(op x, std::uint64_t n) {
+    switch (x) {
+      case op::copy: return c = a;
+      case op::mul: return b = scalar * c;
+      case op::add: return c = a + b;
+      case op::triad: return a = b + scalar * c;
+      default: return r = static_cast<double>(n) * a * b;
+    }
+  }
+};
+
+// Checks the output of op x against the reference value; a wrong element is
+// an error naming it, so a fast but wrong kernel is never recorded.
+expected<void> verify(device& d, const buffer& out, op x, element_type type, double want) {
+  const std::size_t n = out.size;
+  std::vector<double> got(n);
+  if (type == element_type::f64) {
+    if (auto ok = d.download(out, std::span<double>(got)); !ok) return std::move(ok).error();
+  } else {
+    std::vector<float> f(n);
+    if (auto ok = d.download(out, std::span<float>(f)); !ok) return std::move(ok).error();
+    std::copy(f.begin(), f.end(), got.begin());
+  }
+  // Element-wise ops round once or twice; a dot sums n products (the
+  // backends reduce in a tree or in per-thread partial sums).
+  const bool f64 = type == element_type::f64;
+  const double tol = x == op::dot ? (f64 ? 1e-9 : 1e-3) : (f64 ? 1e-13 : 1e-6);
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(std::fabs(got[i] - want) <= tol * std::fabs(want) + 1e-300))
+      return make_error(errc::device_fault,
+                        fmt::format("{} {} {}: wrong result: element {} of {} is {:.9g}, the reference is {:.9g}; "
+                                    "nothing is recorded for this adapter",
+                                    d.adapter().spec(), to_string(type), to_string(x), i, n, got[i], want),
+                        "the backend's kernel for this op is wrong: run its op tests (meson test --suite backends) "
+                        "and fix the kernel before benchmarking it");
+  return {};
 }
 
 program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const buffer& r) {
@@ -135,6 +188,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   const device_caps caps = d->caps();
   const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync) && caps.ops.contains(op::dot);
   const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
+  std::vector<double> native_runs;
   for (element_type type : bench_types) {
     const std::string tname(to_string(type));
     auto skip_type = [&](const char* why) {
@@ -150,6 +204,8 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       skip_type("not allocated");
       continue;
     }
+    reference ref;
+    bool known = true;  // the arrays hold the reference's values
     for (op x : bench_ops) {
       const std::string what = fmt::format("{} {} {}", res.spec, tname, to_string(x));
       ++units;
@@ -162,6 +218,20 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       if (!ns) {
         res.errors.push_back(ns.error());
         bar.step(what, "failed");
+        known = false;
+        continue;
+      }
+      // Every result is checked before it counts; a wrong one bars the adapter's record.
+      const double want = ref.apply(x, o.size);
+      const buffer& out = x == op::copy || x == op::add ? *bufs.c
+                          : x == op::mul                ? *bufs.b
+                          : x == op::triad              ? *bufs.a
+                                                        : *bufs.r;
+      if (auto ok = known ? verify(*d, out, x, type, want) : expected<void>{}; !ok) {
+        res.errors.push_back(ok.error());
+        res.wrong = true;
+        bar.step(what, "wrong result");
+        known = false;
         continue;
       }
       const double gbps = static_cast<double>(bytes_moved(p.steps()[0])) / *ns;
@@ -169,8 +239,8 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       bar.step(what, fmt::format("{:.1f} GB/s", gbps));
     }
     if (compare_sync && type == sync_type) {
-      auto native = time_median(*d, bufs.sync_program(), o.reps);
-      if (native) res.native_sync_ns = *native;
+      auto native = time_runs(*d, bufs.sync_program(), o.reps);
+      if (native) native_runs = *native, res.native_sync_ns = median(*native);
       else res.errors.push_back(native.error());
     }
   }
@@ -183,15 +253,22 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       res.errors.push_back(split.error());
     } else {
       stream_buffers bufs(**split, sync_type, o.size);
-      auto cut = bufs.error ? expected<double>(*bufs.error) : time_median(**split, bufs.sync_program(), o.reps);
-      if (cut) res.split_sync_ns = *cut;
-      else res.errors.push_back(cut.error());
+      auto cut = bufs.error ? expected<std::vector<double>>(*bufs.error)
+                            : time_runs(**split, bufs.sync_program(), o.reps);
+      if (cut) {
+        res.split_sync_ns = median(*cut);
+        res.sync_decision = roster::detail::decide(native_runs, *cut);  // split replaces native only beyond the noise
+      } else {
+        res.errors.push_back(cut.error());
+      }
     }
   }
   ++units;
   bar.step(fmt::format("{} grid sync", res.spec),
-           res.split_sync_ns ? fmt::format("native {}, split {} ({})", duration_text(*res.native_sync_ns),
-                                           duration_text(*res.split_sync_ns), to_string(sync_type))
+           res.split_sync_ns ? fmt::format("native {}, split {} ({}; gain {:+.1f}%, spread {:.1f}%)",
+                                           duration_text(*res.native_sync_ns), duration_text(*res.split_sync_ns),
+                                           to_string(sync_type), res.sync_decision.gain * 100,
+                                           res.sync_decision.spread * 100)
                              : std::string(compare_sync ? "failed" : "no native grid sync"));
   for (; units < units_per_adapter; ++units) bar.step(res.spec, "skipped");
 }
@@ -338,7 +415,7 @@ int run_bench(const bench_options& o) {
     for (const auto& r : results)
       if (r.native_sync_ns && r.split_sync_ns)
         fmt::print("  {:<12} {:>10} {:>10}  {}\n", r.spec, duration_text(*r.native_sync_ns),
-                   duration_text(*r.split_sync_ns), *r.split_sync_ns < *r.native_sync_ns ? "split" : "native");
+                   duration_text(*r.split_sync_ns), r.sync_decision.change ? "split" : "native");
   }
   for (const auto& r : results)
     for (const auto& e : r.errors) fmt::print(stderr, "\n{}: {}\n", r.spec, e.message());
@@ -346,7 +423,7 @@ int run_bench(const bench_options& o) {
   if (o.save) {
     std::vector<tuning_record> records;
     for (const auto& r : results) {
-      if (r.figures.empty()) continue;
+      if (r.figures.empty() || r.wrong) continue;
       tuning_record rec;
       rec.backend = r.info.backend;
       rec.device = tuning_device_key(r.info);
@@ -360,6 +437,7 @@ int run_bench(const bench_options& o) {
       if (r.native_sync_ns && r.split_sync_ns) {
         rec.native_sync_ns = r.native_sync_ns;
         rec.split_sync_ns = r.split_sync_ns;
+        rec.sync_spread = r.sync_decision.spread;
       }
       records.push_back(std::move(rec));
     }
@@ -374,6 +452,8 @@ int run_bench(const bench_options& o) {
         fmt::print("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path);
     }
   }
+  bool wrong = false;
+  for (const auto& r : results) wrong = wrong || r.wrong;
   if (!o.svg.empty()) {
     std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
     f << render_svg(results, o);
@@ -381,7 +461,7 @@ int run_bench(const bench_options& o) {
     if (!f) fmt::print(stderr, "\nwarning: cannot write {}\nFix: name a file in a writable folder\n", o.svg);
     else fmt::print("wrote the chart to {}\n", o.svg);
   }
-  return 0;
+  return wrong ? wrong_result : 0;
 }
 
 }  // namespace roster::info

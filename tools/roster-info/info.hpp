@@ -19,6 +19,8 @@ namespace roster::info {
 inline constexpr int usage_error = 2;
 /// Exit status when a --require'd backend is missing or does not open.
 inline constexpr int require_failed = 3;
+/// Exit status when `bench` found a wrong result (nothing recorded for that adapter).
+inline constexpr int wrong_result = 4;
 
 /// One registered backend as this host sees it.
 struct backend_row {
@@ -91,6 +93,8 @@ struct bench_result {
   std::optional<double> native_sync_ns;
   std::optional<double> split_sync_ns;
   std::vector<roster::error> errors;   ///< what could not be measured
+  bool wrong = false;                  ///< a result differed from the reference: no record
+  roster::detail::decision sync_decision;     ///< split against native grid sync (detail/decision.hpp)
 };
 
 /// Runs `roster-info bench`; returns the exit status.

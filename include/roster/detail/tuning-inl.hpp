@@ -347,6 +347,10 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
         out += "\"split_ns\": ";
         json_number(out, *r.split_sync_ns);
       }
+      if (r.sync_spread) {
+        out += ", \"spread\": ";
+        json_number(out, *r.sync_spread);
+      }
       out += "}";
     }
     out += "}";
@@ -436,6 +440,8 @@ ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
           return detail::corrupt_tuning(where + ": \"grid_sync\"." + key + " is not a positive number");
         (std::strcmp(key, "native_ns") == 0 ? rec.native_sync_ns : rec.split_sync_ns) = v->n;
       }
+      if (const json_value* v = sync->get("spread"); v != nullptr && v->k == kind::number && v->n >= 0)
+        rec.sync_spread = v->n;
     }
     out.records.push_back(std::move(rec));
   }

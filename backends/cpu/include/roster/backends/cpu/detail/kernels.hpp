@@ -58,6 +58,9 @@ inline void cpu_add(T* __restrict c, const T* __restrict a, const T* __restrict 
 
 template <class T>
 inline void cpu_triad(T* __restrict a, const T* __restrict b, const T* __restrict c, T s, std::size_t n) noexcept {
+#if defined(ROSTER_IMPL_BROKEN_TRIAD_FOR_TESTS)
+  s += s;  // deliberately wrong (meson -Dbroken_kernel_for_tests=true): roster-info bench must refuse it
+#endif
   std::size_t i = 0;
   for (; i + cpu_lanes <= n; i += cpu_lanes)
     for (std::size_t j = 0; j < cpu_lanes; ++j) a[i + j] = b[i + j] + s * c[i + j];
@@ -160,6 +163,9 @@ inline void cpu_add_stream(T* __restrict c, const T* __restrict a, const T* __re
 template <class T>
 inline void cpu_triad_stream(T* __restrict a, const T* __restrict b, const T* __restrict c, T s,
                              std::size_t n) noexcept {
+#if defined(ROSTER_IMPL_BROKEN_TRIAD_FOR_TESTS)
+  s += s;  // deliberately wrong, as in cpu_triad
+#endif
   cpu_stream_loop(a, n, [&](std::size_t i) { return b[i] + s * c[i]; },
                   [&](std::size_t i) { return cpu_load(b + i) + s * cpu_load(c + i); });
 }

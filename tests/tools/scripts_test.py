@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The checking scripts on recorded outputs (tests/tools/recorded/): the
+BabelStream comparison's parsing and verdicts, the test summary's skip
+counting and allow-list, and bench-check's verdicts and Markdown table."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REC = os.path.join(ROOT, "tests", "tools", "recorded")
+
+
+def run(*args):
+    r = subprocess.run([sys.executable] + list(args), capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def row(out, start):
+    for line in out.splitlines():
+        if line.startswith(start):
+            return line
+    raise AssertionError(f"no line starting {start!r} in:\n{out}")
+
+
+class StreamCompare(unittest.TestCase):
+    script = os.path.join(ROOT, "scripts", "gpu-stream-compare")
+
+    def test_recorded_pass(self):
+        rc, out = run(self.script, "--recorded", os.path.join(REC, "stream-compare-pass"))
+        self.assertEqual(rc, 0, out)
+        # Median over three rounds of BabelStream's best, beside roster's median.
+        self.assertRegex(row(out, "CUDA double copy: roster / BabelStream"), r"4259\.0 +3990\.0 +1\.067 .* pass$")
+        self.assertRegex(row(out, "Vulkan float dot: Vulkan / roster CUDA"), r"4550\.0 +4531\.0 +1\.004 .* pass$")
+        self.assertRegex(row(out, "CPU double triad: roster (no streaming stores)"), r"8010\.0 +7842\.3 +1\.021 .* pass$")
+        self.assertIn("30 pass, 0 within spread, 0 FAIL, 0 not run", out)
+
+    def test_recorded_fail_and_not_run(self):
+        rc, out = run(self.script, "--recorded", os.path.join(REC, "stream-compare-fail"))
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(row(out, "CUDA float copy: roster / BabelStream"), r"3000\.0 +3154\.0 +0\.951 .* FAIL$")
+        self.assertIn("not run (bench/vulkan_stream_bench is not built in /build)",
+                      row(out, "Vulkan double add: Vulkan / roster CUDA"))
+        self.assertIn("19 pass, 0 within spread, 1 FAIL, 10 not run", out)
+
+    def test_babelstream_csv(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import importlib.machinery
+        mod = importlib.machinery.SourceFileLoader("gsc", self.script).load_module()
+        text = open(os.path.join(REC, "stream-compare-pass", "round0", "babelstream-cuda-double.csv")).read()
+        got = mod.parse_babelstream_csv(text)
+        self.assertEqual(sorted(got), sorted(["copy", "mul", "add", "triad", "dot"]))
+        self.assertAlmostEqual(got["triad"], 4387.0)
+        mean = mod.parse_babelstream_csv(text, "mean")  # avg_runtime is 1.01 x min_runtime there
+        self.assertAlmostEqual(mean["triad"], 4387.0 / 1.01, places=1)
+
+    def test_build_commands(self):
+        env = dict(os.environ, BABELSTREAM_SRC="/src/bs")
+        r = subprocess.run([sys.executable, self.script, "--print-build-commands", "--out", "/o"],
+                           capture_output=True, text=True, env=env)
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -I/src/bs/src -I/src/bs/src/cuda "
+                                   "/src/bs/src/main.cpp /src/bs/src/cuda/CUDAStream.cu -o /o/babelstream-cuda")
+        self.assertEqual(lines[1], "g++ -O3 -std=c++17 -march=native -fopenmp -DOMP -I/src/bs/src -I/src/bs/src/omp "
+                                   "/src/bs/src/main.cpp /src/bs/src/omp/OMPStream.cpp -o /o/babelstream-omp")
+
+
+class TestSummary(unittest.TestCase):
+    script = os.path.join(ROOT, "scripts", "test-summary")
+
+    def test_skips_counted_and_listed(self):
+        rc, out = run(self.script, "--skips", os.path.join(REC, "skips-ci.txt"), os.path.join(REC, "testlog-ci"))
+        self.assertEqual(rc, 1, out)  # vulkan:1's skip is not in the list
+        self.assertIn("skipped testlog-ci/cuda_device: all 2 cases skipped", out)
+        self.assertIn("partly skipped testlog-ci/backends_ops: 2 of 3 cases", out)
+        self.assertIn("skip not in", out)
+        self.assertIn("backends_ops:registered/backend_ops.Fill/vulkan_1_native: vulkan:1 does not open here", out)
+        self.assertNotIn("cuda_0_native:", out.split("skip not in", 1)[1])
+        self.assertEqual(out.strip().splitlines()[-1], "2 passed, 1 failed, 2 skipped")
+
+    def test_every_skip_listed_passes(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write(open(os.path.join(REC, "skips-ci.txt")).read())
+            f.write("backends_ops:*/vulkan_1_* | the second Vulkan adapter does not open in this recording\n")
+        try:
+            rc, out = run(self.script, "--skips", f.name, os.path.join(REC, "testlog-ci"))
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("skip not in", out)
+
+    def test_a_skip_needs_a_reason(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("cuda_device:*\n")
+        try:
+            rc, out = run(self.script, "--skips", f.name, os.path.join(REC, "testlog-ci"))
+        finally:
+            os.unlink(f.name)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("Fix: give every allowed skip its reason", out)
+
+    def test_checked_in_list_parses(self):
+        rc, out = run(self.script, "--skips", os.path.join(ROOT, "tests", "skips.txt"), os.path.join(REC, "none"))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(out.strip(), "0 passed, 0 failed, 0 skipped")
+
+
+class BenchCheck(unittest.TestCase):
+    script = os.path.join(ROOT, "scripts", "bench-check")
+
+    def test_evaluate_recorded(self):
+        rc, out = run(self.script, "--evaluate", os.path.join(REC, "bench-check.json"),
+                      "--targets", os.path.join(REC, "bench-targets.json"))
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(row(out, "lookup"), r"1\.02[0-9] +ratio <= 1\.05 .* pass$")
+        self.assertIn("within spread (misses by", row(out, "collection"))
+        self.assertIn("FAIL (misses by", row(out, "hit"))
+        self.assertIn("not run (needs a CUDA GPU", row(out, "vulkan"))
+        self.assertIn("FAIL (exit 4:", row(out, "verified"))
+        self.assertIn("1 pass, 1 within spread, 2 FAIL, 1 not run", out)
+
+    def test_markdown_and_readme_check(self):
+        rc, md = run(self.script, "--markdown", os.path.join(REC, "bench-check.json"))
+        self.assertEqual(rc, 0, md)
+        self.assertIn("| figure | measured | baseline | ratio | target | spread | verdict |", md)
+        with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
+            f.write("# Benchmarks\n\n" + md + "\nmore text\n")
+        try:
+            rc, out = run(self.script, "--check-readme", f.name, os.path.join(REC, "bench-check.json"))
+            self.assertEqual(rc, 0, out)
+            text = open(f.name).read().replace("1.023", "0.999")
+            open(f.name, "w").write(text)
+            rc, out = run(self.script, "--check-readme", f.name, os.path.join(REC, "bench-check.json"))
+            self.assertEqual(rc, 1, out)
+            self.assertIn("Fix: replace it with the output of scripts/bench-check --markdown", out)
+        finally:
+            os.unlink(f.name)
+
+
+# With a build folder (meson passes ROSTER_BUILD_ROOT): bench-check runs
+# roster-info bench on the test backend and fails when a kernel is wrong.
+if os.environ.get("ROSTER_BUILD_ROOT"):
+    class BenchCheckWrongKernel(unittest.TestCase):
+        def test_wrong_kernel_fails_bench_check(self):
+            rc, out = run(os.path.join(ROOT, "scripts", "bench-check"), "--no-build",
+                          "--build-dir", os.environ["ROSTER_BUILD_ROOT"],
+                          "--targets", os.path.join(REC, "wrong-kernel-targets.json"),
+                          "--out", os.path.join(tempfile.mkdtemp(), "results.json"))
+            self.assertEqual(rc, 1, out)
+            self.assertRegex(row(out, "results verified (wrong triad)"),
+                             r"FAIL \(exit 4: .*toolfake:0 float triad: wrong result: element 512 of 1024")
+            self.assertRegex(row(out, "results verified (right kernels)"), r"pass$")
+            self.assertIn("1 pass, 0 within spread, 1 FAIL, 0 not run", out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
