@@ -7,6 +7,7 @@ user finds it: PKG_CONFIG_PATH or CMAKE_PREFIX_PATH, never LD_LIBRARY_PATH
 import itertools
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -20,12 +21,13 @@ def fail(message):
     sys.exit(1)
 
 
-def sh(cmd, cwd, env, want=0):
+def sh(cmd, cwd, env, want=0, quiet=False):
     """Runs a shell line; fails unless it exits with `want`; returns stdout + stderr."""
     print('$ ' + cmd, flush=True)
     r = subprocess.run(['sh', '-c', cmd], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)
-    print(r.stdout, end='', flush=True)
+    if not quiet or r.returncode != want:
+        print(r.stdout, end='', flush=True)
     if want is not None and r.returncode != want:
         fail('%s exited with %d, expected %d' % (cmd, r.returncode, want))
     return r.stdout
@@ -207,7 +209,7 @@ def compile_checks(tmp, src, args):
         if shutil.which(cxx) is None:
             continue
         out = sh('%s -std=c++17 -fsyntax-only cpp17.cpp $(pkg-config --cflags roster)' % cxx, tmp, env, want=1)
-        errors = [line for line in out.splitlines() if 'error' in line and ': ' in line and line.count(':') >= 3]
+        errors = [line for line in out.splitlines() if re.search(r':\d+:\d+: (fatal )?error:', line)]
         if not errors or 'roster needs C++20' not in errors[0]:
             fail('%s -std=c++17: the first error is not the C++20 one: %r' % (cxx, errors[:1]))
         if len(errors) > 2:
@@ -241,7 +243,7 @@ def parent(tmp, src, args):
     os.mkdir(empty)
     env = dict(os.environ, PKG_CONFIG_LIBDIR=empty, PKG_CONFIG_PATH='', CMAKE_PREFIX_PATH=empty)
     sh('meson setup build >/dev/null', tmp, env)
-    targets = json.loads(sh('meson introspect build --targets', tmp, env))
+    targets = json.loads(sh('meson introspect build --targets', tmp, env, quiet=True))
     names = [t['name'] for t in targets]
     if 'parent_test' not in names:
         fail('the parent project\'s own test is not built: its tests option did not apply')
