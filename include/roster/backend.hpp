@@ -258,7 +258,7 @@ constexpr bool id_is_valid() noexcept {
 }
 template <backend B>
 constexpr backend_claim claim_of(const char* site) noexcept {
-  return {B::id, B::rank, B::dispatches, B::ops, &type_name<B>, site};
+  return {&registration_of<B>, B::id, B::rank, B::dispatches, B::ops, &type_name<B>, site};
 }
 }  // namespace detail
 

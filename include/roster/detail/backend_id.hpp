@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -35,6 +36,7 @@ constexpr bool valid_backend_id(std::string_view id) noexcept {
 /// Keyed by (id, address), so the inventory keeps every claim of every module
 /// and the conflict check below sees them all.
 struct backend_claim {
+  const void* registration;  // &registration_of<B>: one object per type and module
   std::string_view id;
   int rank;
   bool dispatches;
@@ -55,13 +57,24 @@ inline bool same_id_ignoring_case(std::string_view a, std::string_view b) noexce
   return true;
 }
 
-// The same library linked into two modules submits claims equal in every
-// field (its site included); anything else is another backend.
-inline bool same_backend(const backend_claim& a, const backend_claim& b) noexcept {
-  const std::string_view sa = a.site != nullptr ? a.site : "", sb = b.site != nullptr ? b.site : "";
-  return a.id == b.id && a.rank == b.rank && a.dispatches == b.dispatches && a.ops == b.ops &&
-         (a.type != nullptr ? a.type() : std::string_view()) == (b.type != nullptr ? b.type() : std::string_view()) &&
-         sa == sb;
+inline std::string_view site_of(const backend_claim& c) noexcept { return c.site != nullptr ? c.site : ""; }
+
+// One backend type registered at several sites of one module shares one
+// registration object. The same library linked into two modules gives two
+// objects whose claims agree in every field and share a registration site;
+// anything else is another backend, even with one id, type name and site
+// (two files that -ffile-prefix-map maps to one name).
+inline bool same_backend(std::span<const backend_claim* const> claims, const backend_claim& a,
+                         const backend_claim& b) noexcept {
+  if (a.registration == b.registration) return true;
+  if (a.id != b.id || a.rank != b.rank || a.dispatches != b.dispatches || a.ops != b.ops ||
+      (a.type != nullptr ? a.type() : std::string_view()) != (b.type != nullptr ? b.type() : std::string_view()))
+    return false;
+  for (const auto* c : claims)
+    if (c->registration == a.registration)
+      for (const auto* d : claims)
+        if (d->registration == b.registration && site_of(*c) == site_of(*d)) return true;
+  return false;
 }
 
 inline std::string describe_claim(const backend_claim& c) {
@@ -79,13 +92,13 @@ inline std::optional<error> backend_conflict(std::string_view id) {
     if (!id.empty() && !same_id_ignoring_case(a.id, id)) continue;
     for (std::size_t j = i + 1; j < claims.size(); ++j) {
       const backend_claim& b = *claims[j];
-      if (!same_id_ignoring_case(a.id, b.id) || same_backend(a, b)) continue;
+      if (!same_id_ignoring_case(a.id, b.id) || same_backend(claims, a, b)) continue;
       std::string shown(a.id);
       for (char& c : shown) c = lower_ascii(c);
       std::string why;
       if (a.id != b.id)
         why = "; a device spec names a type without regard to case, so it cannot tell them apart";
-      else if (std::string_view(a.site) == std::string_view(b.site))
+      else if (site_of(a) == site_of(b))
         why = "; they share one registration site (as -ffile-prefix-map makes of two files) but are "
               "different backends";
       return error(errc::conflict,
