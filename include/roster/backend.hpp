@@ -3,6 +3,7 @@
 /// types a backend submits to the inventory.
 
 #include <roster/config.hpp>
+#include <roster/detail/backend_id.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
@@ -248,6 +249,17 @@ template <backend B>
 inline constexpr backend_precedence precedence_of{B::id, B::rank};
 template <backend B>
 inline constexpr backend_capability capability_of{B::id, B::dispatches};
+template <class B>
+constexpr bool id_is_valid() noexcept {
+  if constexpr (backend<B>)
+    return valid_backend_id(std::string_view(B::id));
+  else
+    return true;  // the concept's own static_assert speaks
+}
+template <backend B>
+constexpr backend_claim claim_of(const char* site) noexcept {
+  return {&registration_of<B>, B::id, B::rank, B::dispatches, B::ops, &type_name<B>, site};
+}
 }  // namespace detail
 
 }  // namespace roster
@@ -259,12 +271,24 @@ inline constexpr backend_capability capability_of{B::id, B::dispatches};
                 "open(std::uint32_t) -> expected<unique_ptr<device_type>> and enumerate() -> "       \
                 "expected<vector<adapter_info>>; see roster/backend.hpp")
 
-/// Registers backend type B: its registration, precedence and capability.
-#define ROSTER_REGISTER_BACKEND(B)                                                                \
+#define ROSTER_IMPL_CHECK_BACKEND_ID(B)                                                            \
+  static_assert(::roster::detail::id_is_valid<B>(),                                               \
+                "ROSTER_REGISTER_BACKEND(" #B "): " #B "::id is not a backend id a device spec can " \
+                "name: use 1 to 64 ASCII letters, digits, '_' or '-' (no space, no ':'); "          \
+                "specs compare it without case")
+
+/// Registers backend type B: its registration, precedence and capability,
+/// and its claim on its id (see detail/backend_id.hpp).
+#define ROSTER_REGISTER_BACKEND(B) ROSTER_IMPL_REGISTER_BACKEND(B, ROSTER_IMPL_CAT(roster_backend_claim_, __COUNTER__))
+#define ROSTER_IMPL_REGISTER_BACKEND(B, claim)                                                   \
   ROSTER_IMPL_CHECK_BACKEND(B);                                                                   \
+  ROSTER_IMPL_CHECK_BACKEND_ID(B);                                                                \
   ROSTER_SUBMIT(::roster::backend_registration, ::roster::detail::registration_of<B>);            \
   ROSTER_SUBMIT(::roster::backend_precedence, ::roster::detail::precedence_of<B>);                \
-  ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>)
+  ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>);                \
+  static constinit const ::roster::detail::backend_claim claim =                                  \
+      ::roster::detail::claim_of<B>(__FILE__ ":" ROSTER_IMPL_STR(__LINE__));                     \
+  ROSTER_SUBMIT(::roster::detail::backend_claim, claim)
 
 /// Defines an anchor symbol in a backend library so a program can force the
 /// linker to keep it: ROSTER_USE_BACKEND(name) in the program references it.

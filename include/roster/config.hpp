@@ -1,6 +1,14 @@
 #pragma once
 /// Build-mode macros shared by every roster header.
 
+// Every public header includes this one first: stop at the first line with
+// one readable error rather than hundreds from C++20 features further down.
+#if !defined(__cplusplus) || __cplusplus < 202002L
+#  error "roster needs C++20: compile with -std=c++20 (Meson: cpp_std=c++20; CMake: cxx_std_20, which roster::roster sets)"
+// No such file: a missing include is fatal, so the compile ends here.
+#  include <roster/detail/roster-needs-c++20>
+#endif
+
 // ROSTER_HEADER_ONLY makes the out-of-line code inline and pulls in the
 // *-inl.hpp files, so a program can use roster with no library linked.
 #if defined(ROSTER_HEADER_ONLY)

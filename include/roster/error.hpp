@@ -1,6 +1,8 @@
 #pragma once
 /// The error type and roster::expected, the return type of every fallible call.
 
+#include <roster/config.hpp>
+
 #include <cstdint>
 #include <new>
 #include <string>

@@ -13,6 +13,20 @@ With BACKEND (cuda, vulkan) the installed snippets run on that backend instead
 of cpu: "cpu", roster-cpu and roster::cpu are replaced in the copies. CUDA
 without a visible GPU (nvidia-smi -L fails) is a skip.
   consumers.py plugin SRC MESON BUILD PREFIX LIBDIR       plugin/build.sh
+
+The checks below build their own consumers (checks.py), against the installed
+files only, with PKG_CONFIG_PATH or CMAKE_PREFIX_PATH and no LD_LIBRARY_PATH:
+  consumers.py combos SRC MESON BUILD PREFIX LIBDIR pkg-config|cmake
+                                every set of installed backends, linked plainly
+  consumers.py plain-archive SRC MESON BUILD PREFIX LIBDIR
+                                -lroster_cpu alone: the error names each fix, which work
+  consumers.py identity SRC MESON BUILD PREFIX LIBDIR
+                                two backends on one id: a conflict where users look
+  consumers.py compile SRC MESON BUILD PREFIX LIBDIR
+                                bad backend ids and C++17 fail to compile, clearly
+  consumers.py header-only-plugin SRC MESON BUILD PREFIX LIBDIR
+                                a header-only plugin in a host without -rdynamic
+  consumers.py parent SRC       a parent project with its own tests option
 """
 import os
 import re
@@ -20,6 +34,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+import checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -83,24 +99,13 @@ def sync_docs(src):
 
 
 def installed_env(tmp, meson, build, prefix, libdir):
-    """Installs this build into tmp/root with --destdir; returns the environment a user would have."""
-    destdir = os.path.join(tmp, 'root')
-    run([meson, 'install', '-C', build, '--no-rebuild', '--quiet', '--destdir', destdir], cwd=tmp)
-    root = destdir + prefix
-    pcdir = os.path.join(root, libdir, 'pkgconfig')
-    # The .pc files name the configured prefix: point them at the copy under
-    # destdir, as if installed there (paths outside the prefix stay as they are).
-    for name in os.listdir(pcdir):
-        path = os.path.join(pcdir, name)
-        with open(path, encoding='utf-8') as f:
-            lines = f.read().split('\n')
-        lines = ['prefix=' + root if line == 'prefix=' + prefix else line for line in lines]
-        with open(path, 'w', encoding='utf-8') as f:
-            f.write('\n'.join(lines))
-    env = dict(os.environ)
-    env['PKG_CONFIG_PATH'] = pcdir
-    env['CMAKE_PREFIX_PATH'] = root
-    env['LD_LIBRARY_PATH'] = os.path.join(root, libdir)
+    """Installs this build into tmp/root with --destdir; returns the environment a user would have.
+
+    No file is rewritten: the .pc files are relocatable and the CMake package
+    finds its prefix from its own folder (checks.install_tree checks it)."""
+    root, pcdir = checks.install_tree(tmp, meson, build, prefix, libdir)
+    env = checks.user_env(root, pcdir)
+    env['LD_LIBRARY_PATH'] = os.path.join(root, libdir)  # as README's build.sh runs ./stream
     return env
 
 
@@ -145,6 +150,8 @@ def main(argv):
             copy_snippets('plugin', ['toy_plugin.cpp', 'host.cpp', 'build.sh'], tmp)
             copy_snippets('subproject', ['toy_device.hpp'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env)
+        elif mode in checks.MODES:
+            checks.MODES[mode](tmp, src, argv[3:])
         else:
             fail('unknown mode ' + mode)
     finally:

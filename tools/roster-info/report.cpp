@@ -79,6 +79,8 @@ report gather() {
     }
     r.backends.push_back(std::move(row));
   }
+  // Two backends on one id: acquire refuses the id; say so here too.
+  if (auto ok = check_backends(); !ok) r.warnings.push_back(ok.error());
 
   use_tuning_ranking();
   if (auto cs = circuits()) {

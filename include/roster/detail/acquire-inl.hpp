@@ -68,8 +68,11 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
     return make_error(errc::not_found,
                       "device spec '" + std::string(text) + "': unknown type '" + spec->backend +
                           "'; known types: " + known_backends(),
-                      "use one of the known types, or link the backend's library (Meson: link_whole, or "
-                      "ROSTER_USE_BACKEND(name) in your program) so its registration is kept");
+                      detail::keep_backend_fix(spec->backend));
+  // Two backends claiming this id: whichever the linker listed first would
+  // open, silently; refuse and name both.
+  if (auto conflict = detail::backend_conflict(spec->backend))
+    return std::move(*conflict).prepend("device spec '" + std::string(text) + "'");
   auto d = open_adapter(*backend, spec->ordinal);
   if (!d) return std::move(d).error();
   return apply_wrappers(std::move(*d), options);

@@ -302,6 +302,7 @@ expected<void> check_one() {
 }  // namespace detail
 
 ROSTER_INLINE expected<void> check_backends() {
+  if (auto conflict = detail::backend_conflict({})) return std::move(*conflict);
   if (auto ok = detail::check_one<backend_registration>(); !ok) return ok;
   if (auto ok = detail::check_one<backend_precedence>(); !ok) return ok;
   return detail::check_one<backend_capability>();

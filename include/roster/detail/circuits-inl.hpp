@@ -125,6 +125,8 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
   std::vector<candidate> kept;
   backends_in_use pin;
   for (const auto& b : registered_backends()) {
+    if (auto conflict = backend_conflict(b.id()))  // acquire refuses this id
+      lines.push_back("backend " + std::string(b.id()) + ": conflict: " + conflict->message());
     auto list = enumerate_adapters(*b.registration);
     if (!list) {
       lines.push_back("backend " + std::string(b.id()) + ": dropped, its enumerator failed: " +

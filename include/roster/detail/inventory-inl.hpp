@@ -26,7 +26,7 @@ struct hub {
 
 // Process-wide: default visibility, so every module shares this one hub.
 ROSTER_API ROSTER_INLINE hub& the_hub() noexcept {
-  static constinit hub h;
+  static constinit hub h;  // load_plugin looks this name up (detail/plugin_hub.hpp)
   return h;
 }
 

@@ -4,6 +4,7 @@
 #include <roster/plugins.hpp>
 
 #include <roster/inventory.hpp>
+#include <roster/detail/plugin_hub.hpp>
 
 #include <dlfcn.h>
 
@@ -75,6 +76,10 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
     return make_error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
                       "check that the file is a shared object for this machine whose libraries resolve "
                       "(ldd '" + full + "'), or move it out of the plugin folder");
+  if (auto unseen = detail::plugin_hub_unseen(handle, full)) {
+    dlclose(handle);
+    return std::move(*unseen);
+  }
   auto& r = detail::plugins();
   std::unique_lock lock(r.mutex);
   for (const auto& p : r.loaded)

@@ -1,0 +1,41 @@
+#pragma once
+// Private: whether a plugin just opened registers where this process looks.
+
+#include <roster/detail/inventory-inl.hpp>
+#include <roster/error.hpp>
+
+#include <dlfcn.h>
+
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace roster::detail {
+
+/// Returns an error when the plugin behind `handle` submitted its entries to
+/// another copy of roster's hub than this program's: a plugin built
+/// header-only carries one, and binds to the program's only when the program
+/// exports it (-rdynamic). Its backends would be loaded, and never found.
+inline std::optional<error> plugin_hub_unseen(void* handle, const std::string& path) {
+  // The hub is the static inside roster::detail::the_hub() (the function
+  // itself is often inlined away). dlsym on the handle finds the plugin's own
+  // definition first, whichever copy its code was bound to.
+  void* sym = dlsym(handle, "_ZZN6roster6detail7the_hubEvE1h");
+  if (sym == nullptr) return std::nullopt;  // the plugin uses libroster's hub, or none
+  hub& h = *static_cast<hub*>(sym);
+  if (&h == &the_hub()) return std::nullopt;
+  {
+    std::lock_guard lock(h.mutex);
+    if (h.modules == nullptr) return std::nullopt;  // its copy is unused: it joined ours
+  }
+  return error(errc::unavailable,
+               "plugin '" + path +
+                   "' registered its backends in another copy of roster's registry, which this program cannot "
+                   "see: the plugin was built header-only (or against libroster while the program is "
+                   "header-only) and the program does not export roster's symbols",
+               "link the program with -rdynamic (Meson: export_dynamic: true; CMake: ENABLE_EXPORTS ON), or "
+               "build the program and the plugin against libroster (pkg-config --libs roster) instead of "
+               "header-only");
+}
+
+}  // namespace roster::detail
