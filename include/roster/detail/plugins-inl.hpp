@@ -163,6 +163,7 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
                       "factory, enumerator or device");
   std::lock_guard one_at_a_time(r.unload_mutex);
   std::string path;
+  std::size_t index = 0;  // its place in load order, to put it back if it stays loaded
   {
     std::lock_guard lock(r.mutex);
     auto at = std::find_if(r.loaded.begin(), r.loaded.end(), [&](const plugin& q) { return q.handle == p.handle; });
@@ -170,8 +171,15 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
       return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
                         "unload a plugin that roster::load_plugin or load_plugins returned, once");
     path = at->path;
+    index = static_cast<std::size_t>(at - r.loaded.begin());
     r.loaded.erase(at);
   }
+  // A plugin that stays mapped stays listed, so it can be unloaded later.
+  auto relist = [&](void* handle) {
+    std::lock_guard lock(r.mutex);
+    r.loaded.insert(r.loaded.begin() + static_cast<std::ptrdiff_t>(std::min(index, r.loaded.size())),
+                    plugin{path, handle});
+  };
   // 1. Readers from now on see the inventory without the plugin.
   detail::module_node* node = detail::detach_module_of(p.handle);
   // 2. The grace period: wait for the readers that may have seen it.
@@ -187,13 +195,14 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   if (dlclose(p.handle) != 0) {
     const std::string why = detail::dl_error_text();
     if (node != nullptr) detail::attach_module(*node);
+    relist(p.handle);
     return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + why,
                       "check that the handle came from roster::load_plugin");
   }
   if (void* still = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD); still != nullptr) {
     // Still mapped: its backends come back.
     if (node != nullptr) detail::attach_module(*node);
-    dlclose(still);
+    relist(still);  // roster's reference now: the one NOLOAD took
     return make_error(errc::unavailable,
                       "plugin '" + path + "' stays loaded after dlclose, so its backends stay registered",
                       "close every other dlopen handle to it, and build it with -fno-gnu-unique (GCC marks a "

@@ -1,0 +1,123 @@
+// Hostile cases of the library layer (docs/hostile.md): what a careless or
+// unlucky caller does, and roster answers with an error carrying a Fix:
+// instead of a crash, a silent empty machine or unbounded memory.
+#include <roster/roster.hpp>
+#include <roster/backends/cpu.hpp>
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+void expect_fix(const roster::error& e) {
+  EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();
+  EXPECT_FALSE(e.fix().empty()) << e.message();
+}
+
+// Resident memory of this process in bytes.
+std::size_t resident_bytes() {
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<std::size_t>(resident) * 4096u;
+}
+
+// Case 3: a null host pointer with a non-zero count was passed to the backend,
+// which wrote through it (SIGSEGV).
+TEST(Hostile, NullHostPointerIsAnError) {
+  auto d = roster::get_device("cpu");
+  ASSERT_TRUE(d) << d.error().message();
+  auto b = (*d)->allocate<float>(16);
+  ASSERT_TRUE(b) << b.error().message();
+  auto up = (*d)->upload_raw(*b, roster::element_type::f32, nullptr, 16);
+  ASSERT_FALSE(up);
+  EXPECT_NE(up.error().message().find("null"), std::string::npos) << up.error().message();
+  expect_fix(up.error());
+  auto down = (*d)->download_raw(*b, roster::element_type::f32, nullptr, 16);
+  ASSERT_FALSE(down);
+  EXPECT_NE(down.error().message().find("null"), std::string::npos) << down.error().message();
+  expect_fix(down.error());
+  // A span built from a null pointer goes the same way.
+  EXPECT_FALSE((*d)->upload(*b, std::span<const float>(static_cast<const float*>(nullptr), 16)));
+  EXPECT_TRUE((*d)->release(*b));
+}
+
+// Case 8: an ordinal of 11 or more digits was read as a UUID prefix, which no
+// adapter has: the selector emptied the machine without a word.
+TEST(Hostile, LongOrdinalIsAnErrorNamingTheTerm) {
+  for (const char* text : {"cpu:99999999999", "cpu:00000000000", "!cpu:123456789012345678901234"}) {
+    auto s = roster::parse_selector(text);
+    ASSERT_FALSE(s) << text << " parsed into " << s->terms.size() << " terms";
+    EXPECT_NE(s.error().message().find(std::string("term '") + text + "'"), std::string::npos)
+        << s.error().message();
+    EXPECT_NE(s.error().message().find("more than 10 digits"), std::string::npos) << s.error().message();
+    expect_fix(s.error());
+  }
+  // Ten digits stay an ordinal; a UUID prefix of digits is written GPU-...
+  auto ten = roster::parse_selector("cpu:0000000000");
+  ASSERT_TRUE(ten) << ten.error().message();
+  EXPECT_EQ(ten->terms.at(0).what, roster::selector_what::ordinal);
+  auto uuid = roster::parse_selector("cpu:GPU-99999999999");
+  ASSERT_TRUE(uuid) << uuid.error().message();
+  EXPECT_EQ(uuid->terms.at(0).what, roster::selector_what::uuid_prefix);
+}
+
+// Case 10: when a plugin stayed mapped after dlclose (another handle held it),
+// unload_plugin returned an error but dropped it from loaded_plugins(), so
+// roster could never unload it again.
+TEST(Hostile, PluginThatStaysLoadedStaysListed) {
+  auto p = roster::load_plugin(ROSTER_STRESS_PLUGIN);
+  ASSERT_TRUE(p) << p.error().message();
+  void* other = dlopen(ROSTER_STRESS_PLUGIN, RTLD_NOW | RTLD_LOCAL);  // the user's own handle
+  ASSERT_NE(other, nullptr) << dlerror();
+  auto listed = [&] {
+    for (const auto& q : roster::loaded_plugins())
+      if (q.path == p->path) return true;
+    return false;
+  };
+  auto first = roster::unload_plugin(*p);
+  ASSERT_FALSE(first);
+  EXPECT_NE(first.error().message().find("stays loaded"), std::string::npos) << first.error().message();
+  expect_fix(first.error());
+  EXPECT_TRUE(listed()) << "a plugin still mapped left loaded_plugins()";
+  // Once the other handle is gone, roster unloads it for good.
+  ASSERT_EQ(dlclose(other), 0);
+  std::vector<roster::plugin> now = roster::loaded_plugins();
+  ASSERT_EQ(now.size(), 1u);
+  auto second = roster::unload_plugin(now[0]);
+  EXPECT_TRUE(second) << second.error().message();
+  EXPECT_FALSE(listed());
+  EXPECT_EQ(dlopen(ROSTER_STRESS_PLUGIN, RTLD_LAZY | RTLD_NOLOAD), nullptr);
+}
+
+// Case 12: every new spec copied the whole cache table and no table was ever
+// freed: memory grew with the square of the distinct specs (1,500 specs:
+// hundreds of MB), and every rescan() copied it once more.
+TEST(Hostile, DeviceCacheMemoryIsLinearAndRescanFree) {
+  constexpr int specs = 1500;
+  const std::size_t before = resident_bytes();
+  for (int i = 1; i <= specs; ++i) {
+    auto d = roster::get_device("cpu:" + std::to_string(i));
+    ASSERT_FALSE(d) << "cpu:" << i << " opened";  // one CPU adapter: each is a cached failure
+  }
+  const std::size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  // A slot, its error and a few table entries: well under 16 KiB a spec.
+  EXPECT_LT(grown, std::size_t{specs} * 16384u) << grown / specs << " bytes per spec";
+  // No spec failed since the last rescan's retry... but every one did: the
+  // first rescan swaps each failed slot for a fresh one. Then none is left
+  // failed, so the rescans after it change nothing.
+  roster::rescan();
+  const std::size_t settled = resident_bytes();
+  for (int i = 0; i < 300; ++i) roster::rescan();
+  const std::size_t after = resident_bytes();
+  EXPECT_LT(after - std::min(settled, after), std::size_t{4} << 20) << "300 rescans grew resident memory";
+}
+
+}  // namespace
