@@ -6,6 +6,7 @@
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
+#include <roster/detail/plugin_note.hpp>
 
 #include <array>
 #include <chrono>
@@ -262,6 +263,7 @@ inline constexpr backend_capability capability_of{B::id, B::dispatches};
 /// Registers backend type B: its registration, precedence and capability.
 #define ROSTER_REGISTER_BACKEND(B)                                                                \
   ROSTER_IMPL_CHECK_BACKEND(B);                                                                   \
+  ROSTER_IMPL_PLUGIN_NOTE(ROSTER_IMPL_CAT(roster_plugin_note_, __COUNTER__));                     \
   ROSTER_SUBMIT(::roster::backend_registration, ::roster::detail::registration_of<B>);            \
   ROSTER_SUBMIT(::roster::backend_precedence, ::roster::detail::precedence_of<B>);                \
   ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>)

@@ -59,6 +59,10 @@ class backends_in_use {
   backends_in_use& operator=(const backends_in_use&) = delete;
 };
 
+/// Returns why each plugin file (or folder) roster refused was not opened, in
+/// the order met: not a roster plugin, another plugin ABI, dlopen failed.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> refused_plugins();
+
 /// Returns the plugins roster has opened and not closed, in load order.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<plugin> loaded_plugins();
 

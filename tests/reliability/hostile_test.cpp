@@ -6,9 +6,17 @@
 
 #include <gtest/gtest.h>
 
+#include <roster/detail/plugin_check-inl.hpp>
+
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -95,6 +103,87 @@ TEST(Hostile, PluginThatStaysLoadedStaysListed) {
   EXPECT_TRUE(second) << second.error().message();
   EXPECT_FALSE(listed());
   EXPECT_EQ(dlopen(ROSTER_STRESS_PLUGIN, RTLD_LAZY | RTLD_NOLOAD), nullptr);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+struct temp_folder {
+  std::string path;
+  temp_folder() {
+    char buf[] = "/tmp/roster-hostile-XXXXXX";
+    path = ::mkdtemp(buf);
+  }
+  ~temp_folder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+// Case 4: ROSTER_PLUGIN_PATH dlopened every *.so: a copy of libasan.so ended
+// the process with exit 1 from its start-up code, and a copy of libm.so.6 was
+// accepted as a plugin. Now the file is read first and only a roster plugin
+// of this plugin ABI is opened; each refusal is kept with its reason.
+TEST(Hostile, PluginFolderOfStrangersIsRefusedBeforeDlopen) {
+  temp_folder folder;
+  namespace fs = std::filesystem;
+  fs::copy_file("/lib/x86_64-linux-gnu/libm.so.6", folder.path + "/libm.so");
+  const bool asan = fs::exists("/usr/lib/x86_64-linux-gnu/libasan.so.8");
+  if (asan) fs::copy_file("/usr/lib/x86_64-linux-gnu/libasan.so.8", folder.path + "/libasan.so");
+  std::ofstream(folder.path + "/libempty.so") << "";
+  // In a child: before, dlopen of libasan.so ended the process.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    auto r = roster::load_plugins(folder.path);
+    const auto refused = roster::refused_plugins();
+    std::size_t strangers = 0;
+    for (const auto& e : refused)
+      if (e.what().find("is not a roster plugin") != std::string::npos) ++strangers;
+    ::_exit(!r && roster::loaded_plugins().empty() && strangers == (asan ? 3u : 2u) ? 0 : 10);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: a library's start-up code ended the host; 10: not every file refused";
+
+  auto r = roster::load_plugins(folder.path);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().what().find("is not a roster plugin"), std::string::npos) << r.error().message();
+  expect_fix(r.error());
+  EXPECT_TRUE(roster::loaded_plugins().empty());
+  bool libm_named = false;
+  for (const auto& e : roster::refused_plugins()) {
+    expect_fix(e);
+    if (e.what().find("libm.so' is not a roster plugin: it has no roster_plugin_abi section") != std::string::npos)
+      libm_named = true;
+  }
+  EXPECT_TRUE(libm_named);
+}
+
+TEST(Hostile, PluginOfAnotherAbiIsRefused) {
+  auto mark = roster::detail::check_plugin_file(ROSTER_STRESS_PLUGIN);
+  ASSERT_TRUE(mark) << mark.error().message();
+  EXPECT_EQ(*mark, roster::detail::plugin_abi_version);
+  // The same plugin with its note saying ABI 99.
+  std::string bytes = read_file(ROSTER_STRESS_PLUGIN);
+  const std::string magic(roster::detail::plugin_note_magic, 8);
+  std::size_t notes = 0;
+  for (std::size_t at = bytes.find(magic); at != std::string::npos; at = bytes.find(magic, at + 8)) {
+    bytes[at + 8] = 99;
+    ++notes;
+  }
+  ASSERT_GE(notes, 1u);
+  temp_folder folder;
+  const std::string copy = folder.path + "/libold.so";
+  std::ofstream(copy, std::ios::binary) << bytes;
+  auto p = roster::load_plugin(copy);
+  ASSERT_FALSE(p);
+  EXPECT_EQ(p.error().code(), roster::errc::unsupported);
+  EXPECT_NE(p.error().what().find("built for roster plugin ABI 99"), std::string::npos) << p.error().message();
+  expect_fix(p.error());
+  EXPECT_TRUE(roster::loaded_plugins().empty());
 }
 
 // Case 12: every new spec copied the whole cache table and no table was ever

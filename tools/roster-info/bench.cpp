@@ -12,6 +12,8 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace roster::info {
@@ -374,14 +376,25 @@ int run_bench(const bench_options& o) {
         fmt::print("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path);
     }
   }
+  int status = 0;
   if (!o.svg.empty()) {
+    errno = 0;
     std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
+    int why = errno;
     f << render_svg(results, o);
     f.close();
-    if (!f) fmt::print(stderr, "\nwarning: cannot write {}\nFix: name a file in a writable folder\n", o.svg);
-    else fmt::print("wrote the chart to {}\n", o.svg);
+    if (why == 0) why = errno;
+    if (!f) {
+      // The chart was asked for: not writing it is a failure, not a warning.
+      fmt::print(stderr, "\nroster-info bench: cannot write the chart to '{}': {}\nFix: name a file in a writable "
+                         "folder with space left\n", o.svg, std::strerror(why != 0 ? why : EIO));
+      status = output_failed;
+    } else {
+      fmt::print("wrote the chart to {}\n", o.svg);
+    }
   }
-  return 0;
+  if (!stdout_written("the bench results")) status = output_failed;
+  return status;
 }
 
 }  // namespace roster::info

@@ -4,6 +4,7 @@
 #include <roster/plugins.hpp>
 
 #include <roster/inventory.hpp>
+#include <roster/detail/plugin_check-inl.hpp>
 
 #include <dlfcn.h>
 
@@ -69,12 +70,14 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
     return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
                       "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
   const std::string full = fs::absolute(file, ec).lexically_normal().string();
+  // Read from the file first: dlopen runs any library's start-up code.
+  if (auto mark = detail::check_plugin_file(full); !mark) return detail::refused(std::move(mark).error());
   // dlopen runs the plugin's start-up code, which may call roster: no lock held.
   void* handle = dlopen(full.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
-    return make_error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
-                      "check that the file is a shared object for this machine whose libraries resolve "
-                      "(ldd '" + full + "'), or move it out of the plugin folder");
+    return detail::refused(error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
+                                 "check that the file is a shared object for this machine whose libraries resolve "
+                                 "(ldd '" + full + "'), or move it out of the plugin folder"));
   auto& r = detail::plugins();
   std::unique_lock lock(r.mutex);
   for (const auto& p : r.loaded)
@@ -98,9 +101,10 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folder
     if (!folder.empty()) {
       std::error_code ec;
       if (!fs::is_directory(fs::path(folder), ec)) {
-        if (!first)
-          first = error(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
-                        "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+        error missing(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
+                      "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+        if (!first) first = detail::refused(std::move(missing));
+        else (void)detail::refused(std::move(missing));
       } else {
         std::vector<fs::path> files;
         for (const auto& entry : fs::directory_iterator(fs::path(folder), ec))
