@@ -186,6 +186,34 @@ TEST(Hostile, PluginOfAnotherAbiIsRefused) {
   EXPECT_TRUE(roster::loaded_plugins().empty());
 }
 
+// The recogniser on hand-made ELF files (fuzz/corpus and fuzz/regressions of
+// plugin_file): the smallest plugin is accepted, each malformed one refused.
+TEST(Hostile, RecogniserVerdictsOnCraftedFiles) {
+  const std::string fuzz = ROSTER_FUZZ_DIR;
+  auto ok = roster::detail::check_plugin_file(fuzz + "/corpus/plugin_file/plugin-abi-1.so");
+  EXPECT_TRUE(ok) << ok.error().message();
+  ok = roster::detail::check_plugin_file(fuzz + "/corpus/plugin_file/two-notes.so");
+  EXPECT_TRUE(ok) << ok.error().message();
+  const std::pair<const char*, const char*> refused[] = {
+      {"corpus/plugin_file/no-note.so", "it has no roster_plugin_abi section"},
+      {"corpus/plugin_file/not-elf.so", "not an ELF file"},
+      {"regressions/plugin_file/abi-99.so", "built for roster plugin ABI 99"},
+      {"regressions/plugin_file/section-headers-past-end.so", "past the end of the file"},
+      {"regressions/plugin_file/names-index-out-of-range.so", "no section name table"},
+      {"regressions/plugin_file/name-offset-past-table.so", "no roster_plugin_abi section"},
+      {"regressions/plugin_file/truncated.so", "past the end of the file"},
+      {"regressions/plugin_file/executable-not-shared.so", "not a shared object"},
+      {"regressions/plugin_file/other-machine.so", "for another machine"},
+      {"regressions/plugin_file/note-nobits.so", "section is malformed"},
+      {"regressions/plugin_file/bad-magic.so", "section is malformed"}};
+  for (const auto& [file, why] : refused) {
+    auto r = roster::detail::check_plugin_file(fuzz + "/" + file);
+    ASSERT_FALSE(r) << file;
+    EXPECT_NE(r.error().what().find(why), std::string::npos) << file << ": " << r.error().message();
+    expect_fix(r.error());
+  }
+}
+
 // Case 12: every new spec copied the whole cache table and no table was ever
 // freed: memory grew with the square of the distinct specs (1,500 specs:
 // hundreds of MB), and every rescan() copied it once more.

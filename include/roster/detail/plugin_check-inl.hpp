@@ -1,13 +1,12 @@
 #pragma once
 // Private: recognising a roster plugin from its file, before dlopen runs any
-// of its code (start-up code of a stranger's library may end the process, as
+// of its code. Plain inline functions, so a test or fuzz target may include
+// it beside the compiled library (start-up code of a stranger's library may end the process, as
 // libasan.so does). Reads the ELF header and section headers with bounded
 // reads and looks for the plugin_note section ROSTER_REGISTER_BACKEND emits.
 
-#include <roster/config.hpp>
 #include <roster/detail/plugin_note.hpp>
 #include <roster/error.hpp>
-#include <roster/plugins.hpp>
 
 #include <elf.h>
 #include <fcntl.h>
@@ -17,7 +16,6 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -121,34 +119,4 @@ inline expected<std::uint32_t> check_plugin_file(const std::string& path) {
   return r;
 }
 
-// Every plugin file or folder roster did not open, with the reason.
-struct plugin_refusals {
-  std::mutex mutex;
-  std::vector<error> list;
-};
-ROSTER_API ROSTER_INLINE plugin_refusals& refused_plugin_list() noexcept {
-  static constinit plugin_refusals r;
-  return r;
-}
-// Records a refusal and hands it back, for `return refused(...)`.
-inline error refused(error e) {
-  try {
-    auto& r = refused_plugin_list();
-    std::lock_guard lock(r.mutex);
-    if (r.list.size() < 1024) r.list.push_back(e);
-  } catch (...) {  // out of memory: the error still reaches the caller
-  }
-  return e;
-}
-
 }  // namespace roster::detail
-
-namespace roster {
-
-ROSTER_INLINE std::vector<error> refused_plugins() {
-  auto& r = detail::refused_plugin_list();
-  std::lock_guard lock(r.mutex);
-  return r.list;
-}
-
-}  // namespace roster

@@ -5,6 +5,7 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/plugin_check-inl.hpp>
+#include <roster/detail/plugin_refusals-inl.hpp>
 
 #include <dlfcn.h>
 
