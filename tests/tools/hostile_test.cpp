@@ -115,4 +115,28 @@ TEST(Hostile, OutputThatCannotBeWrittenIsAFailure) {
   EXPECT_NE(r.err.find("--svg names no file"), std::string::npos) << r.err;
 }
 
+// Case 4: roster-info said nothing of plugin files it could not open.
+TEST(Hostile, RefusedPluginsAreReportedAndTraced) {
+  temp_dir cache, folder;
+  std::filesystem::copy_file("/lib/x86_64-linux-gnu/libm.so.6", folder.path + "/libm.so");
+  const std::map<std::string, std::optional<std::string>> env = {
+      {"XDG_CACHE_HOME", cache.path}, {"ROSTER_PLUGIN_PATH", folder.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}};
+  auto r = run({fake_info, "--json"}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = json::parse(r.out);
+  bool named = false;
+  for (const auto& w : doc["warnings"])
+    if (w["what"].get<std::string>().find(folder.path + "/libm.so' is not a roster plugin") != std::string::npos)
+      named = w["fix"].get<std::string>().size() > 0;
+  EXPECT_TRUE(named) << doc["warnings"].dump(2);
+  auto table = run({fake_info}, env);
+  EXPECT_NE(table.out.find("warning: plugin '" + folder.path + "/libm.so' is not a roster plugin"), std::string::npos)
+      << table.out;
+  auto env_trace = env;
+  env_trace["ROSTER_TRACE"] = "1";
+  auto traced = run({fake_info}, env_trace);
+  EXPECT_NE((traced.out + traced.err).find("plugin refused: plugin '" + folder.path + "/libm.so'"), std::string::npos)
+      << traced.err;
+}
+
 }  // namespace
