@@ -68,19 +68,25 @@ inline expected<std::uint32_t> check_plugin_fd(int fd, std::uint64_t size, std::
   if (eh.e_shoff == 0 || eh.e_shnum == 0 || eh.e_shentsize != sizeof(shdr_t))
     return refuse("a shared object without section headers");
   // e_shnum < 0xff00 (SHN_LORESERVE): at most 4 MiB of headers, and all in the file.
-  std::vector<shdr_t> sh(eh.e_shnum);
+  // A named wrapper: nvcc's front end crashes destroying a vector of the
+  // unnamed structs <elf.h> declares.
+  struct section_header {
+    shdr_t h;
+  };
+  static_assert(sizeof(section_header) == sizeof(shdr_t));
+  std::vector<section_header> sh(eh.e_shnum);
   if (!read_at(eh.e_shoff, std::uint64_t{eh.e_shnum} * sizeof(shdr_t), sh.data()))
     return refuse("its section headers lie past the end of the file");
   std::size_t names_index = eh.e_shstrndx;
-  if (names_index == SHN_XINDEX) names_index = sh[0].sh_link;
+  if (names_index == SHN_XINDEX) names_index = sh[0].h.sh_link;
   if (names_index == SHN_UNDEF || names_index >= sh.size()) return refuse("it has no section name table");
-  const shdr_t& names_sh = sh[names_index];
+  const shdr_t& names_sh = sh[names_index].h;
   if (names_sh.sh_size > (std::uint64_t{1} << 24)) return refuse("its section name table is over 16 MiB");
   std::string names(names_sh.sh_size, '\0');
   if (!read_at(names_sh.sh_offset, names_sh.sh_size, names.data()))
     return refuse("its section name table lies past the end of the file");
   const std::string_view wanted(plugin_note_section);
-  for (const shdr_t& s : sh) {
+  for (const auto& [s] : sh) {
     if (s.sh_name >= names.size()) continue;
     const char* name = names.data() + s.sh_name;
     if (::strnlen(name, names.size() - s.sh_name) != wanted.size() || wanted != std::string_view(name, wanted.size()))
