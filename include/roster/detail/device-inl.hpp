@@ -146,7 +146,8 @@ ROSTER_API inline std::vector<cache_slot*>& long_keys() {
   static auto* v = new std::vector<cache_slot*>;
   return *v;
 }
-// Long-key slots that rescan() replaced: another thread may still hold one.
+// Slots that rescan() replaced (long-key ones and those in the table): another
+// thread may still hold one, and LeakSanitizer must still reach them at exit.
 ROSTER_API inline std::vector<cache_slot*>& retired_long_keys() {
   static auto* v = new std::vector<cache_slot*>;
   return *v;
@@ -246,6 +247,7 @@ inline void forget_failures() noexcept {
       if (fresh == nullptr) {
         fresh = fresh_for(s);
         replaced.emplace_back(s, fresh);
+        retired_long_keys().push_back(s);  // a reader may still hold it
       }
       e.slot.store(fresh, std::memory_order_release);
     }
