@@ -4,12 +4,22 @@
 // so the difference is the lock and the table. get_device_hit asks in the
 // spelling the cache opened the device with (the usual repeated call);
 // get_device_hit_other_spelling in one it has not seen, which it normalizes.
+//
+// cache_resident_memory records the process's resident memory as distinct
+// specs are opened (up to 10,000 in all, each run adding to the last): the
+// bytes per spec must stay flat, as memory grows linearly with the specs
+// (it grew with their square when every new spec copied the whole table).
+// cache_rescan_resident: 20,000 rescan() + circuits() must not grow it.
 
 #include "../tests/support/identity_device.hpp"
 #include <roster/acquire.hpp>
 #include <roster/device.hpp>
 
+#include <roster/circuits.hpp>
+
 #include <benchmark/benchmark.h>
+
+#include <cstdio>
 
 #include <memory>
 #include <mutex>
@@ -123,9 +133,65 @@ void shared_mutex_map_hit(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+// Resident memory of this process in bytes.
+double resident_bytes() {
+  long pages = 0, resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * 4096.0;
+}
+
+roster::expected<std::unique_ptr<roster::device>> open_memory(std::uint32_t ordinal) {
+  roster::adapter_info a;
+  a.backend = "bench_memory";
+  a.ordinal = ordinal;
+  return std::unique_ptr<roster::device>(std::make_unique<bench_device>(a));
+}
+
+void cache_resident_memory(benchmark::State& state) {
+  static const bool registered = static_cast<bool>(roster::register_factory("bench_memory", &open_memory, nullptr));
+  static int opened = 0;  // distinct specs opened so far, over every run
+  if (!registered) {
+    state.SkipWithError("could not register the memory bench backend");
+    return;
+  }
+  const int total = static_cast<int>(state.range(0));
+  double before = 0, after = 0;
+  int added = 0;
+  for (auto _ : state) {
+    before = resident_bytes();
+    for (; opened < total; ++opened, ++added)
+      if (!roster::get_device("bench_memory:" + std::to_string(opened))) {
+        state.SkipWithError("a spec did not open");
+        return;
+      }
+    after = resident_bytes();
+  }
+  state.counters["specs"] = opened;
+  state.counters["resident_MB"] = after / 1e6;
+  state.counters["bytes_per_new_spec"] = added > 0 ? (after - before) / added : 0;
+}
+
+void cache_rescan_resident(benchmark::State& state) {
+  double before = 0, after = 0;
+  for (auto _ : state) {
+    before = resident_bytes();
+    for (int i = 0; i < 20000; ++i) {
+      roster::rescan();
+      benchmark::DoNotOptimize(roster::circuits());
+    }
+    after = resident_bytes();
+  }
+  state.counters["growth_KB"] = (after - before) / 1e3;
+}
+
 BENCHMARK(get_device_hit)->ThreadRange(1, 16)->UseRealTime();
 BENCHMARK(get_device_hit_other_spelling)->ThreadRange(1, 16)->UseRealTime();
 BENCHMARK(shared_mutex_map_hit)->ThreadRange(1, 16)->UseRealTime();
+BENCHMARK(cache_resident_memory)->Arg(250)->Arg(1000)->Arg(2000)->Arg(5000)->Arg(10000)->Iterations(1);
+BENCHMARK(cache_rescan_resident)->Iterations(1);
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
+#include <roster/detail/plugin_note.hpp>
 
 #include <array>
 #include <chrono>
@@ -283,6 +284,7 @@ constexpr backend_claim claim_of(const char* site) noexcept {
 #define ROSTER_IMPL_REGISTER_BACKEND(B, claim)                                                   \
   ROSTER_IMPL_CHECK_BACKEND(B);                                                                   \
   ROSTER_IMPL_CHECK_BACKEND_ID(B);                                                                \
+  ROSTER_IMPL_PLUGIN_NOTE(ROSTER_IMPL_CAT(roster_plugin_note_, __COUNTER__));                     \
   ROSTER_SUBMIT(::roster::backend_registration, ::roster::detail::registration_of<B>);            \
   ROSTER_SUBMIT(::roster::backend_precedence, ::roster::detail::precedence_of<B>);                \
   ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>);                \

@@ -19,7 +19,10 @@ struct plugin {
 
 /// Opens one backend plugin file with dlopen (RTLD_NOW | RTLD_LOCAL); its
 /// backends appear in registered_backends(). Opening a loaded plugin again
-/// returns the plugin already loaded.
+/// returns the plugin already loaded. The file is read first, and refused
+/// (see refused_plugins()) unless it is a shared object for this machine
+/// with the roster_plugin_abi section of this plugin ABI, which
+/// ROSTER_REGISTER_BACKEND emits: no code of another library runs.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<plugin> load_plugin(std::string_view path);
 
 /// Opens every plugin (a file named *.so or *.so.*) in each folder of a
@@ -35,7 +38,8 @@ struct plugin {
 /// or running of the plugin is unmapped under it. Release the plugin's devices
 /// first: they run its code. An error if this thread holds a backends_in_use
 /// (it would wait for itself), or if the object stays mapped after dlclose
-/// (another handle, or GCC's STB_GNU_UNIQUE).
+/// (another handle, or GCC's STB_GNU_UNIQUE); then it stays in
+/// loaded_plugins(), to unload once the other handle is closed.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> unload_plugin(const plugin& p);
 
 /// Keeps every loaded plugin loaded while it lives: unload_plugin waits until
@@ -58,6 +62,10 @@ class backends_in_use {
   backends_in_use(const backends_in_use&) = delete;
   backends_in_use& operator=(const backends_in_use&) = delete;
 };
+
+/// Returns why each plugin file (or folder) roster refused was not opened, in
+/// the order met: not a roster plugin, another plugin ABI, dlopen failed.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> refused_plugins();
 
 /// Returns the plugins roster has opened and not closed, in load order.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<plugin> loaded_plugins();

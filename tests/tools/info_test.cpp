@@ -353,7 +353,7 @@ TEST(Bench, WrongResultIsAnErrorAndNotRecorded) {
   ASSERT_EQ(ok.status, 0) << ok.err;
   auto r = info(fake_info, {"bench", "--adapter", "toolfake:0", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"},
                 cache.path, {{"TOOLFAKE_WRONG_TRIAD", "1"}});
-  EXPECT_EQ(r.status, 4) << r.out << r.err;
+  EXPECT_EQ(r.status, roster::info::wrong_result) << r.out << r.err;
   EXPECT_NE(find_line(r.out, "toolfake:0 float triad: wrong result"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find("toolfake:0 float triad: wrong result: element 512 of 1024 is"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("nothing is recorded for this adapter\nFix: the backend's kernel for this op is wrong"),

@@ -118,7 +118,7 @@ class BenchCheck(unittest.TestCase):
         self.assertIn("within spread (misses by", row(out, "collection"))
         self.assertIn("FAIL (misses by", row(out, "hit"))
         self.assertIn("not run (needs a CUDA GPU", row(out, "vulkan"))
-        self.assertIn("FAIL (exit 4:", row(out, "verified"))
+        self.assertIn("FAIL (exit 5:", row(out, "verified"))
         self.assertIn("1 pass, 1 within spread, 2 FAIL, 1 not run", out)
 
     def test_markdown_and_readme_check(self):
@@ -150,7 +150,7 @@ if os.environ.get("ROSTER_BUILD_ROOT"):
                           "--out", os.path.join(tempfile.mkdtemp(), "results.json"))
             self.assertEqual(rc, 1, out)
             self.assertRegex(row(out, "results verified (wrong triad)"),
-                             r"FAIL \(exit 4: .*toolfake:0 float triad: wrong result: element 512 of 1024")
+                             r"FAIL \(exit 5: .*toolfake:0 float triad: wrong result: element 512 of 1024")
             self.assertRegex(row(out, "results verified (right kernels)"), r"pass$")
             self.assertIn("1 pass, 0 within spread, 1 FAIL, 0 not run", out)
 

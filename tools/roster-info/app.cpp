@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <system_error>
 #include <unistd.h>
 
 namespace roster::info {
@@ -47,6 +50,17 @@ std::optional<std::uint64_t> parse_count(std::string text) {
 
 }  // namespace
 
+bool stdout_written(std::string_view what) {
+  errno = 0;
+  const bool ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+  if (ok) return true;
+  const int e = errno != 0 ? errno : EIO;
+  fmt::print(stderr, "roster-info: {} could not be written to standard output: {}\n"
+                     "Fix: free space on the disk it goes to, or send the output elsewhere\n",
+             what, std::strerror(e));
+  return false;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"roster-info: the backends, adapters and circuits roster finds on this node, and what they measure.\n"
                "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
@@ -84,6 +98,10 @@ int main(int argc, char** argv) {
   }
 
   if (*bench_cmd) {
+    if (bench_cmd->count("--svg") > 0 && bench.svg.empty()) {
+      fmt::print(stderr, "roster-info bench: --svg names no file\nFix: write --svg FILE, e.g. --svg stream.svg\n");
+      return usage_error;
+    }
     auto n = parse_count(size_text);
     if (!n) {
       fmt::print(stderr, "roster-info bench: --size {}: not an element count between 1 and 2^40\n"
@@ -93,13 +111,24 @@ int main(int argc, char** argv) {
     bench.size = *n;
     bench.save = !no_save;
     bench.progress = ::isatty(STDOUT_FILENO) == 1;
-    return run_bench(bench);
+    try {
+      return run_bench(bench);
+    } catch (const std::system_error& e) {  // fmt reports a failed write by throwing
+      if (stdout_written("the bench results"))
+        fmt::print(stderr, "roster-info bench: {}\nFix: free space on the disk the output goes to\n", e.what());
+      return output_failed;
+    }
   }
 
   const report r = gather();
-  if (json) fmt::print("{}\n", render_json(r).dump(2));
-  else fmt::print("{}", render_table(r));
-  std::fflush(stdout);
+  try {
+    // replace: a last guard, as render_json already made every string valid.
+    if (json) fmt::print("{}\n", render_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    else fmt::print("{}", render_table(r));
+  } catch (const std::exception&) {
+    // fmt reports a failed write by throwing; stdout_written says why.
+  }
+  if (!stdout_written(json ? "the JSON report" : "the report")) return output_failed;
 
   int status = 0;
   for (const auto& want : require) {

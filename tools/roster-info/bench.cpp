@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 namespace roster::info {
@@ -454,14 +456,26 @@ int run_bench(const bench_options& o) {
   }
   bool wrong = false;
   for (const auto& r : results) wrong = wrong || r.wrong;
+  int status = 0;
   if (!o.svg.empty()) {
+    errno = 0;
     std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
+    int why = errno;
     f << render_svg(results, o);
     f.close();
-    if (!f) fmt::print(stderr, "\nwarning: cannot write {}\nFix: name a file in a writable folder\n", o.svg);
-    else fmt::print("wrote the chart to {}\n", o.svg);
+    if (why == 0) why = errno;
+    if (!f) {
+      // The chart was asked for: not writing it is a failure, not a warning.
+      fmt::print(stderr, "\nroster-info bench: cannot write the chart to '{}': {}\nFix: name a file in a writable "
+                         "folder with space left\n", o.svg, std::strerror(why != 0 ? why : EIO));
+      status = output_failed;
+    } else {
+      fmt::print("wrote the chart to {}\n", o.svg);
+    }
   }
-  return wrong ? wrong_result : 0;
+  if (!stdout_written("the bench results")) status = output_failed;
+  if (status == 0 && wrong) status = wrong_result;
+  return status;
 }
 
 }  // namespace roster::info

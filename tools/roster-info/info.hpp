@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roster::info {
@@ -20,7 +21,19 @@ inline constexpr int usage_error = 2;
 /// Exit status when a --require'd backend is missing or does not open.
 inline constexpr int require_failed = 3;
 /// Exit status when `bench` found a wrong result (nothing recorded for that adapter).
-inline constexpr int wrong_result = 4;
+inline constexpr int wrong_result = 5;
+/// Exit status when output that was asked for was not written (a full disk,
+/// a closed pipe, an unwritable --svg file).
+inline constexpr int output_failed = 4;
+
+/// Flushes standard output; false, with the reason on standard error, when
+/// some of what was printed as `what` did not reach it.
+bool stdout_written(std::string_view what);
+/// Returns text with each byte that is not part of valid UTF-8 written as
+/// \xNN, so JSON can hold it and still show what the bytes were.
+std::string valid_utf8(std::string_view text);
+/// Makes every string (and key) in a JSON value valid UTF-8 (see valid_utf8).
+void make_valid_utf8(nlohmann::json& value);
 
 /// One registered backend as this host sees it.
 struct backend_row {

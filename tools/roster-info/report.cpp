@@ -3,6 +3,7 @@
 #include "info.hpp"
 
 #include <roster/circuits.hpp>
+#include <roster/plugins.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -81,6 +82,9 @@ report gather() {
   }
   // Two backends on one id: acquire refuses the id; say so here too.
   if (auto ok = check_backends(); !ok) r.warnings.push_back(ok.error());
+
+  // Plugin files that ROSTER_PLUGIN_PATH named and roster did not open, and why.
+  for (auto& e : refused_plugins()) r.warnings.push_back(std::move(e));
 
   use_tuning_ranking();
   if (auto cs = circuits()) {
@@ -202,6 +206,55 @@ std::string render_table(const report& r) {
   return out;
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    // The length of a well-formed sequence starting here (RFC 3629), or 0.
+    std::size_t len = 0;
+    if (c < 0x80) len = 1;
+    else if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) len = 3;
+    else if (c >= 0xf0 && c <= 0xf4) len = 4;
+    if (len > 1) {
+      if (i + len > n) len = 0;
+      for (std::size_t k = 1; k < len; ++k)
+        if ((p[i + k] & 0xc0) != 0x80) len = 0;
+      // No overlong forms, no surrogates, nothing past U+10FFFF.
+      if (len == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] > 0x9f))) len = 0;
+      if (len == 4 && ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] > 0x8f))) len = 0;
+    }
+    if (len == 0) {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
+void make_valid_utf8(nlohmann::json& value) {
+  if (value.is_string()) {
+    auto& s = value.get_ref<std::string&>();
+    std::string fixed = valid_utf8(s);
+    if (fixed != s) s = std::move(fixed);
+  } else if (value.is_array()) {
+    for (auto& v : value) make_valid_utf8(v);
+  } else if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, v] : value.items()) {
+      make_valid_utf8(v);
+      out[valid_utf8(k)] = std::move(v);
+    }
+    value = std::move(out);
+  }
+}
+
 nlohmann::json error_json(const roster::error& e) {
   return {{"code", std::string(to_string(e.code()))},
           {"message", e.message()},
@@ -270,6 +323,9 @@ nlohmann::json render_json(const report& r) {
   json warnings = json::array();
   for (const auto& w : r.warnings) warnings.push_back(error_json(w));
   doc["warnings"] = warnings;
+  // The selector, paths, names and messages come from the environment and
+  // the drivers: any of them may hold bytes that are not UTF-8.
+  make_valid_utf8(doc);
   return doc;
 }
 

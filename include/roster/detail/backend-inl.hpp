@@ -109,6 +109,11 @@ ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t,
                       adapter().spec() + ": upload: " + std::to_string(count) + " host elements into a " +
                           detail::describe(b),
                       "pass a host span of exactly the buffer's length");
+  if (src == nullptr)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": upload: the host pointer is null for " + std::to_string(count) +
+                          " elements into a " + detail::describe(b),
+                      "pass host memory that holds the buffer's length, e.g. a std::vector's data()");
   return detail::guard_backend(*this, "upload", [&] { return do_upload(b, src); });
 }
 
@@ -124,6 +129,10 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
                       adapter().spec() + ": download: a " + detail::describe(b) + " into " +
                           std::to_string(count) + " host elements",
                       "pass a host span of exactly the buffer's length");
+  if (dst == nullptr)
+    return make_error(errc::invalid_argument,
+                      adapter().spec() + ": download: the host pointer is null for a " + detail::describe(b),
+                      "pass host memory that holds the buffer's length, e.g. a std::vector's data()");
   return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
 }
 

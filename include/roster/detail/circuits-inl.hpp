@@ -4,6 +4,7 @@
 
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
+#include <roster/plugins.hpp>
 #include <roster/detail/select-inl.hpp>
 
 #include <algorithm>
@@ -103,6 +104,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
   auto snap = std::make_unique<circuits_snapshot>();
   snap->generation = generation;
   std::vector<std::string> lines;
+  for (const auto& e : refused_plugins()) lines.push_back("plugin refused: " + std::string(e.what()));
   auto sel = selector_from_env();
   if (!sel) {
     lines.push_back("selector: " + sel.error().message());

@@ -34,30 +34,35 @@ inline constexpr std::size_t max_extra_spellings = 1024;
 
 // One spelling of a spec, inline in the table: its normalized text, or another
 // text a caller passed ("CUDA", " cuda:0 "), so a repeated call skips
-// normalizing. `opened` is the slot's device once it is open (the table is
-// republished then), so a hit reads nothing but the table.
+// normalizing. `opened` is the slot's device once it is open, so a hit reads
+// nothing but the table. An entry is filled once, under the cache mutex, and
+// `size` is stored last: a reader that sees it non-zero sees the rest.
 struct cache_entry {
+  std::atomic<std::size_t> size{0};  // characters; 0 marks an empty entry
   std::uint64_t hash = 0;
-  std::size_t size = 0;  // characters; 0 marks an empty entry
-  device* opened = nullptr;
-  cache_slot* slot = nullptr;
+  std::atomic<device*> opened{nullptr};
+  std::atomic<cache_slot*> slot{nullptr};    // rescan() swaps a failed slot for a fresh one
   std::uint64_t words[spelling_words] = {};  // the text, zero padded
 };
 
-// An immutable open-addressing table of spellings (power-of-two size, linear
-// probing, at most a quarter full), rebuilt whole on every change.
+// An open-addressing table of spellings (power-of-two size, linear probing,
+// at most a quarter full). New spellings are filled in place; only a full
+// table is copied, into one twice its size, so the tables retired (kept, as a
+// reader may still be probing one) together take less than the current one:
+// memory grows linearly with the spellings, and a hit needs no reclamation
+// scheme, no lock and no count.
 struct cache_table {
   std::size_t mask = 0;
-  const cache_entry* entries = nullptr;         // the hash table, mask + 1 entries
-  std::vector<cache_entry> storage;             // owns entries
-  std::vector<cache_entry> spellings;           // every spelling, for rebuilding
-  std::size_t extra = 0;                        // spellings that are not normalized keys
-  const cache_table* retired_next = nullptr;    // old tables stay readable
+  std::size_t used = 0;                        // filled entries; cache mutex
+  std::unique_ptr<cache_entry[]> storage;      // mask + 1 entries
+  const cache_entry* entries = nullptr;        // storage.get(), for the hit path
+  const cache_table* retired_next = nullptr;   // old tables stay readable
 };
 
 struct device_cache {
   std::mutex mutex;  // serialises inserts and rescans, never taken on a hit
-  std::atomic<const cache_table*> current{nullptr};
+  std::atomic<cache_table*> current{nullptr};
+  std::size_t extra = 0;  // spellings that are not normalized keys; mutex
 };
 
 ROSTER_API ROSTER_INLINE device_cache& the_device_cache() noexcept {
@@ -79,8 +84,9 @@ constexpr bool fits_spelling(std::size_t n) noexcept { return n > 0 && n <= 8 * 
   const std::uint64_t hash = spelling_hash(w, words, n);
   for (std::size_t i = hash & t->mask;; i = (i + 1) & t->mask) {
     const cache_entry& e = t->entries[i];
-    if (e.size == 0) return nullptr;
-    if (e.hash != hash || e.size != n) continue;
+    const std::size_t size = e.size.load(std::memory_order_acquire);
+    if (size == 0) return nullptr;
+    if (e.hash != hash || size != n) continue;
     bool same = true;
     for (std::size_t k = 0; k < words; ++k) same &= w[k] == e.words[k];
     if (same) return &e;
@@ -94,35 +100,43 @@ inline const cache_entry* find_text(const cache_table* t, std::string_view text)
   return find_spelling(t, w, words, text.size());
 }
 
-inline cache_entry make_spelling(std::string_view text, cache_slot* slot) {
-  cache_entry e;
-  const std::size_t words = load_spelling(text, e.words);
-  e.size = text.size();
-  e.hash = spelling_hash(e.words, words, e.size);
-  e.slot = slot;
-  if (slot->state.load(std::memory_order_acquire) == slot_opened) e.opened = slot->opened;
-  return e;
+// Fills a free entry of t; cache mutex held, t has room.
+inline void place_spelling(cache_table& t, std::uint64_t hash, const std::uint64_t* words, std::size_t size,
+                           cache_slot* slot) noexcept {
+  std::size_t i = hash & t.mask;
+  while (t.storage[i].size.load(std::memory_order_relaxed) != 0) i = (i + 1) & t.mask;
+  cache_entry& e = t.storage[i];
+  e.hash = hash;
+  std::copy(words, words + spelling_words, e.words);
+  e.slot.store(slot, std::memory_order_relaxed);
+  if (slot->state.load(std::memory_order_acquire) == slot_opened) e.opened.store(slot->opened, std::memory_order_relaxed);
+  e.size.store(size, std::memory_order_release);
+  ++t.used;
 }
 
-// Publishes a table holding these spellings; cache mutex held.
-inline void publish_table(device_cache& c, std::vector<cache_entry> spellings, std::size_t extra) {
-  const cache_table* old = c.current.load(std::memory_order_relaxed);
-  auto* t = new cache_table;
-  std::size_t size = 16;
-  while (size < 4 * spellings.size()) size *= 2;  // at most a quarter full: a miss stops soon
-  t->storage.assign(size, cache_entry{});
-  t->mask = size - 1;
-  for (auto& s : spellings) {
-    if (s.opened == nullptr && s.slot->state.load(std::memory_order_acquire) == slot_opened) s.opened = s.slot->opened;
-    std::size_t i = s.hash & t->mask;
-    while (t->storage[i].size != 0) i = (i + 1) & t->mask;
-    t->storage[i] = s;
+// Adds one spelling of a slot; cache mutex held. Copies the table into one
+// twice its size only when it would pass a quarter full.
+inline void add_spelling(device_cache& c, std::string_view text, cache_slot* slot) {
+  cache_table* t = c.current.load(std::memory_order_relaxed);
+  if (t == nullptr || 4 * (t->used + 1) > t->mask + 1) {
+    std::size_t size = t == nullptr ? 16 : 2 * (t->mask + 1);
+    auto* grown = new cache_table;
+    grown->storage.reset(new cache_entry[size]);
+    grown->entries = grown->storage.get();
+    grown->mask = size - 1;
+    if (t != nullptr)
+      for (std::size_t i = 0; i <= t->mask; ++i) {
+        const cache_entry& e = t->storage[i];
+        if (const std::size_t n = e.size.load(std::memory_order_relaxed); n != 0)
+          place_spelling(*grown, e.hash, e.words, n, e.slot.load(std::memory_order_relaxed));
+      }
+    grown->retired_next = t;
+    c.current.store(grown, std::memory_order_release);
+    t = grown;
   }
-  t->entries = t->storage.data();
-  t->spellings = std::move(spellings);
-  t->extra = extra;
-  t->retired_next = old;
-  c.current.store(t, std::memory_order_release);
+  std::uint64_t w[spelling_words] = {};
+  const std::size_t words = load_spelling(text, w);
+  place_spelling(*t, spelling_hash(w, words, text.size()), w, text.size(), slot);
 }
 
 // Normalized keys too long for a spelling (a type past spec_type_max) live
@@ -132,7 +146,8 @@ ROSTER_API inline std::vector<cache_slot*>& long_keys() {
   static auto* v = new std::vector<cache_slot*>;
   return *v;
 }
-// Long-key slots that rescan() replaced: another thread may still hold one.
+// Slots that rescan() replaced (long-key ones and those in the table): another
+// thread may still hold one, and LeakSanitizer must still reach them at exit.
 ROSTER_API inline std::vector<cache_slot*>& retired_long_keys() {
   static auto* v = new std::vector<cache_slot*>;
   return *v;
@@ -147,30 +162,26 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
     cache_slot* slot = nullptr;
     {
       std::lock_guard lock(c.mutex);
-      const cache_table* t = c.current.load(std::memory_order_acquire);
+      const cache_table* t = c.current.load(std::memory_order_relaxed);
       if (fits_spelling(key.size())) {
-        if (const cache_entry* e = find_text(t, key)) slot = e->slot;
+        if (const cache_entry* e = find_text(t, key)) slot = e->slot.load(std::memory_order_relaxed);
       } else {
         for (cache_slot* s : long_keys())
           if (s->key == key) slot = s;
       }
-      std::vector<cache_entry> spellings;
-      std::size_t extra = t != nullptr ? t->extra : 0;
-      if (t != nullptr) spellings = t->spellings;
-      const std::size_t before = spellings.size();
       if (slot == nullptr) {
         auto fresh = std::make_unique<cache_slot>();
         fresh->key = key;
-        if (fits_spelling(key.size())) spellings.push_back(make_spelling(key, fresh.get()));
+        if (fits_spelling(key.size())) add_spelling(c, key, fresh.get());
         else long_keys().push_back(fresh.get());
         slot = fresh.release();
       }
       // Remember this caller's spelling, so the next call skips normalizing.
-      if (text != key && fits_spelling(text.size()) && extra < max_extra_spellings && find_text(t, text) == nullptr) {
-        spellings.push_back(make_spelling(text, slot));
-        ++extra;
+      if (text != key && fits_spelling(text.size()) && c.extra < max_extra_spellings &&
+          find_text(c.current.load(std::memory_order_relaxed), text) == nullptr) {
+        add_spelling(c, text, slot);
+        ++c.extra;
       }
-      if (spellings.size() != before) publish_table(c, std::move(spellings), extra);
     }
     bool opened_now = false;
     {
@@ -189,10 +200,12 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
       }
     }
     if (opened_now) {
-      // Republish, so hits find the device in the table itself.
+      // Hits find the device in the table itself from now on.
       std::lock_guard lock(c.mutex);
-      const cache_table* t = c.current.load(std::memory_order_relaxed);
-      if (t != nullptr) publish_table(c, t->spellings, t->extra);
+      if (cache_table* t = c.current.load(std::memory_order_relaxed))
+        for (std::size_t i = 0; i <= t->mask; ++i)
+          if (cache_entry& e = t->storage[i]; e.slot.load(std::memory_order_relaxed) == slot)
+            e.opened.store(slot->opened, std::memory_order_release);
     }
     if (slot->state.load(std::memory_order_acquire) == slot_opened) return slot->opened;
     return *slot->failure;
@@ -220,23 +233,24 @@ inline void forget_failures() noexcept {
         retired_long_keys().push_back(s);
         s = fresh_for(s);
       }
-    const cache_table* old = c.current.load(std::memory_order_relaxed);
-    if (old == nullptr) return;
+    // In place: a rescan with nothing failed changes nothing and allocates nothing.
+    cache_table* t = c.current.load(std::memory_order_relaxed);
+    if (t == nullptr) return;
     std::vector<std::pair<cache_slot*, cache_slot*>> replaced;  // failed -> fresh
-    std::vector<cache_entry> spellings = old->spellings;
-    for (auto& s : spellings) {
-      if (s.slot->state.load(std::memory_order_acquire) != slot_failed) continue;
+    for (std::size_t i = 0; i <= t->mask; ++i) {
+      cache_entry& e = t->storage[i];
+      cache_slot* s = e.slot.load(std::memory_order_relaxed);
+      if (s == nullptr || s->state.load(std::memory_order_acquire) != slot_failed) continue;
       cache_slot* fresh = nullptr;
       for (auto& [from, to] : replaced)
-        if (from == s.slot) fresh = to;
+        if (from == s) fresh = to;
       if (fresh == nullptr) {
-        fresh = fresh_for(s.slot);
-        replaced.emplace_back(s.slot, fresh);
+        fresh = fresh_for(s);
+        replaced.emplace_back(s, fresh);
+        retired_long_keys().push_back(s);  // a reader may still hold it
       }
-      s.slot = fresh;
-      s.opened = nullptr;
+      e.slot.store(fresh, std::memory_order_release);
     }
-    publish_table(c, std::move(spellings), old->extra);
   } catch (...) {
     // Out of memory: the failures stay cached; a later rescan retries.
   }
@@ -259,9 +273,10 @@ ROSTER_INLINE expected<device*> get_device(std::string_view spec) noexcept {
         e = detail::find_spelling(t, w, detail::load_spelling({text, n}, w), n);
     }
     if (e != nullptr) [[likely]] {
-      if (e->opened != nullptr) [[likely]]
-        return e->opened;
-      if (e->slot->state.load(std::memory_order_acquire) == detail::slot_opened) return e->slot->opened;
+      if (device* d = e->opened.load(std::memory_order_acquire)) [[likely]]
+        return d;
+      const detail::cache_slot* s = e->slot.load(std::memory_order_acquire);
+      if (s->state.load(std::memory_order_acquire) == detail::slot_opened) return s->opened;
     }
   }
   return detail::get_device_slow(spec);

@@ -5,6 +5,8 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/plugin_hub.hpp>
+#include <roster/detail/plugin_check-inl.hpp>
+#include <roster/detail/plugin_refusals-inl.hpp>
 
 #include <dlfcn.h>
 
@@ -70,12 +72,14 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
     return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
                       "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
   const std::string full = fs::absolute(file, ec).lexically_normal().string();
+  // Read from the file first: dlopen runs any library's start-up code.
+  if (auto mark = detail::check_plugin_file(full); !mark) return detail::refused(std::move(mark).error());
   // dlopen runs the plugin's start-up code, which may call roster: no lock held.
   void* handle = dlopen(full.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
-    return make_error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
-                      "check that the file is a shared object for this machine whose libraries resolve "
-                      "(ldd '" + full + "'), or move it out of the plugin folder");
+    return detail::refused(error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
+                                 "check that the file is a shared object for this machine whose libraries resolve "
+                                 "(ldd '" + full + "'), or move it out of the plugin folder"));
   if (auto unseen = detail::plugin_hub_unseen(handle, full)) {
     dlclose(handle);
     return std::move(*unseen);
@@ -103,9 +107,10 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folder
     if (!folder.empty()) {
       std::error_code ec;
       if (!fs::is_directory(fs::path(folder), ec)) {
-        if (!first)
-          first = error(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
-                        "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+        error missing(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
+                      "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+        if (!first) first = detail::refused(std::move(missing));
+        else (void)detail::refused(std::move(missing));
       } else {
         std::vector<fs::path> files;
         for (const auto& entry : fs::directory_iterator(fs::path(folder), ec))
@@ -168,6 +173,7 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
                       "factory, enumerator or device");
   std::lock_guard one_at_a_time(r.unload_mutex);
   std::string path;
+  std::size_t index = 0;  // its place in load order, to put it back if it stays loaded
   {
     std::lock_guard lock(r.mutex);
     auto at = std::find_if(r.loaded.begin(), r.loaded.end(), [&](const plugin& q) { return q.handle == p.handle; });
@@ -175,8 +181,15 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
       return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
                         "unload a plugin that roster::load_plugin or load_plugins returned, once");
     path = at->path;
+    index = static_cast<std::size_t>(at - r.loaded.begin());
     r.loaded.erase(at);
   }
+  // A plugin that stays mapped stays listed, so it can be unloaded later.
+  auto relist = [&](void* handle) {
+    std::lock_guard lock(r.mutex);
+    r.loaded.insert(r.loaded.begin() + static_cast<std::ptrdiff_t>(std::min(index, r.loaded.size())),
+                    plugin{path, handle});
+  };
   // 1. Readers from now on see the inventory without the plugin.
   detail::module_node* node = detail::detach_module_of(p.handle);
   // 2. The grace period: wait for the readers that may have seen it.
@@ -192,13 +205,14 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   if (dlclose(p.handle) != 0) {
     const std::string why = detail::dl_error_text();
     if (node != nullptr) detail::attach_module(*node);
+    relist(p.handle);
     return make_error(errc::device_fault, "plugin '" + path + "': dlclose failed: " + why,
                       "check that the handle came from roster::load_plugin");
   }
   if (void* still = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD); still != nullptr) {
     // Still mapped: its backends come back.
     if (node != nullptr) detail::attach_module(*node);
-    dlclose(still);
+    relist(still);  // roster's reference now: the one NOLOAD took
     return make_error(errc::unavailable,
                       "plugin '" + path + "' stays loaded after dlclose, so its backends stay registered",
                       "close every other dlopen handle to it, and build it with -fno-gnu-unique (GCC marks a "

@@ -158,7 +158,10 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
       t.pci = std::string(addr);
       // A prefix without its domain ("00:07") gets the default one.
       if (std::count(t.pci.begin(), t.pci.end(), ':') == 1) t.pci.insert(0, "0000:");
-    } else if (all_digits && w.size() <= 10) {
+    } else if (all_digits) {
+      // Bare digits are an ordinal however many there are: a UUID prefix of
+      // digits only would empty the machine silently ("cpu:99999999999").
+      if (w.size() > 10) return bad(t.text, "has an ordinal of more than 10 digits (a UUID prefix is written GPU-...)");
       std::uint64_t v = 0;
       for (char c : w) v = v * 10 + static_cast<std::uint64_t>(c - '0');
       if (v > 0x7fffffffu) return bad(t.text, "has an ordinal larger than 2^31 - 1");

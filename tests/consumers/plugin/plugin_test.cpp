@@ -114,20 +114,17 @@ TEST(consumers_plugin, missing_folder_is_an_error) {
   expect_fix(env.error());
 }
 
-TEST(consumers_plugin, file_dlopen_rejects_is_an_error_with_dlerror_text) {
+TEST(consumers_plugin, file_that_is_not_a_plugin_is_refused_before_dlopen) {
   const std::string folder = temp_folder();
   ASSERT_FALSE(folder.empty());
   std::ofstream(folder + "/libbroken.so") << "not an ELF file";
   std::ofstream(folder + "/README.txt") << "not a plugin name: skipped";
   auto r = roster::load_plugins(folder);
   ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code(), roster::errc::unavailable);
+  EXPECT_EQ(r.error().code(), roster::errc::invalid_argument);
   EXPECT_NE(r.error().what().find("libbroken.so"), std::string::npos) << r.error().message();
-  EXPECT_NE(r.error().what().find("dlopen failed: "), std::string::npos) << r.error().message();
-  // The message carries dlerror's own text for this file.
-  ASSERT_EQ(dlopen((folder + "/libbroken.so").c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
-  const std::string dl_text = dlerror();
-  EXPECT_NE(r.error().what().find(dl_text), std::string::npos) << r.error().message() << "\nvs " << dl_text;
+  EXPECT_NE(r.error().what().find("is not a roster plugin: not an ELF file"), std::string::npos)
+      << r.error().message();
   expect_fix(r.error());
   EXPECT_TRUE(roster::loaded_plugins().empty());
 
@@ -162,8 +159,10 @@ TEST(consumers_plugin, plugin_kept_mapped_by_another_handle_is_an_error) {
   EXPECT_NE(r.error().fix().find("-fno-gnu-unique"), std::string::npos) << r.error().message();
   expect_fix(r.error());
   EXPECT_TRUE(listed("toy-plugin"));  // still mapped, so still registered
-  EXPECT_TRUE(roster::loaded_plugins().empty());
+  ASSERT_EQ(roster::loaded_plugins().size(), 1u);  // and still roster's to unload
 
   ASSERT_EQ(dlclose(other), 0);
+  EXPECT_TRUE(listed("toy-plugin"));
+  ASSERT_TRUE(roster::unload_plugin(roster::loaded_plugins()[0]).has_value());
   EXPECT_FALSE(listed("toy-plugin"));
 }

@@ -1,0 +1,34 @@
+#pragma once
+// Private: the mark ROSTER_REGISTER_BACKEND leaves in a module's file, so
+// load_plugin can tell a roster plugin (and its plugin ABI) from any other
+// shared object by reading the file, before dlopen runs any of its code.
+
+#include <cstdint>
+
+namespace roster::detail {
+
+/// The version of the contract between roster and a backend plugin (the
+/// backend_registration layout, the inventory's section and hub). A plugin
+/// built for another version is refused, not opened.
+inline constexpr std::uint32_t plugin_abi_version = 1;
+
+/// One record in the section named plugin_note_section: every translation
+/// unit that registers a backend adds one.
+struct plugin_note {
+  char magic[8];          // plugin_note_magic
+  std::uint32_t abi;      // plugin_abi_version of the headers it was built with
+  std::uint32_t size;     // sizeof(plugin_note), a second check of the layout
+};
+
+inline constexpr char plugin_note_section[] = "roster_plugin_abi";
+inline constexpr char plugin_note_magic[8] = {'r', 'o', 's', 't', 'e', 'r', 'p', 'l'};
+
+}  // namespace roster::detail
+
+// One plugin_note in the module, kept through --gc-sections and LTO.
+#define ROSTER_IMPL_PLUGIN_NOTE(name)                                                                   \
+  [[gnu::used, gnu::retain, gnu::section("roster_plugin_abi"), gnu::aligned(4)]] static constinit const \
+      ::roster::detail::plugin_note name {                                                              \
+    {'r', 'o', 's', 't', 'e', 'r', 'p', 'l'}, ::roster::detail::plugin_abi_version,                    \
+        static_cast<std::uint32_t>(sizeof(::roster::detail::plugin_note))                               \
+  }
