@@ -10,6 +10,7 @@
 #endif
 
 #include "helpers.hpp"
+#include "info.hpp"
 
 #include <gtest/gtest.h>
 
