@@ -95,30 +95,34 @@ inline int scan_modules_cb(dl_phdr_info* info, std::size_t, void* data) noexcept
   for (int p = 0; p < info->dlpi_phnum; ++p) {
     const auto& ph = info->dlpi_phdr[p];
     if (ph.p_type != PT_NOTE) continue;
-    const std::size_t align = ph.p_align == 8 ? 8 : 4;
-    auto at = static_cast<std::uintptr_t>(info->dlpi_addr + ph.p_vaddr);
-    const std::uintptr_t end = at + ph.p_memsz;
-    while (at + sizeof(ElfW(Nhdr)) <= end) {
-      ElfW(Nhdr) nh;
-      std::memcpy(&nh, reinterpret_cast<const void*>(at), sizeof nh);
-      const std::uintptr_t name = at + sizeof nh;
-      const std::uintptr_t desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
-      const std::uintptr_t next = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
-      if (next > end) break;
-      if (nh.n_type == ROSTER_IMPL_NOTE_TYPE && nh.n_namesz == sizeof ROSTER_IMPL_NOTE_NAME &&
-          std::memcmp(reinterpret_cast<const void*>(name), ROSTER_IMPL_NOTE_NAME, nh.n_namesz) == 0 &&
-          nh.n_descsz >= 16) {
-        const auto* fields = reinterpret_cast<const char*>(desc);
-        module_entry e{at_offset<const record>(fields + 4), at_offset<const record>(fields + 8),
-                       at_offset<module_node>(fields + 12), info->dlpi_addr, info->dlpi_name};
-        bool seen = false;
-        for (std::size_t i = scan->count; i-- > 0 && !seen;) seen = scan->out[i].node == e.node;
-        if (!seen && e.node->state.load(std::memory_order_acquire) != module_node::unseen) {
-          if (scan->count < scan->capacity) scan->out[scan->count] = e;
-          ++scan->count;
+    // The padding follows p_align in principle, but mold merges 4- and
+    // 8-aligned notes into one segment aligned 8: read it both ways (a note
+    // found twice is kept once).
+    for (const std::size_t align : {std::size_t{4}, std::size_t{8}}) {
+      auto at = static_cast<std::uintptr_t>(info->dlpi_addr + ph.p_vaddr);
+      const std::uintptr_t end = at + ph.p_memsz;
+      while (at + sizeof(ElfW(Nhdr)) <= end) {
+        ElfW(Nhdr) nh;
+        std::memcpy(&nh, reinterpret_cast<const void*>(at), sizeof nh);
+        const std::uintptr_t name = at + sizeof nh;
+        const std::uintptr_t desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
+        const std::uintptr_t next = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
+        if (next > end) break;
+        if (nh.n_type == ROSTER_IMPL_NOTE_TYPE && nh.n_namesz == sizeof ROSTER_IMPL_NOTE_NAME &&
+            std::memcmp(reinterpret_cast<const void*>(name), ROSTER_IMPL_NOTE_NAME, nh.n_namesz) == 0 &&
+            nh.n_descsz >= 16) {
+          const auto* fields = reinterpret_cast<const char*>(desc);
+          module_entry e{at_offset<const record>(fields + 4), at_offset<const record>(fields + 8),
+                         at_offset<module_node>(fields + 12), info->dlpi_addr, info->dlpi_name};
+          bool seen = false;
+          for (std::size_t i = std::min(scan->count, scan->capacity); i-- > 0 && !seen;) seen = scan->out[i].node == e.node;
+          if (!seen && e.node->state.load(std::memory_order_acquire) != module_node::unseen) {
+            if (scan->count < scan->capacity) scan->out[scan->count] = e;
+            ++scan->count;
+          }
         }
+        at = next;
       }
-      at = next;
     }
   }
   return 0;
