@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace roster {
 
@@ -39,26 +40,48 @@ namespace detail {
 
 // Sorts gathered entries by T's key (a type without a key by site), then by
 // module load order, then site. Instantiated per T so the key comparison is
-// inlined: the sort is most of a collection's time.
+// inlined: the sort is most of a collection's time. An integral key is
+// copied into the entries first, so comparing two entries reads no object.
 template <class T>
 void sort_entries(walk_entry* first, walk_entry* last) noexcept {
-  std::sort(first, last, [](const walk_entry& a, const walk_entry& b) noexcept {
-    if constexpr (keyed_entry<T>) {
-      const auto& ka = static_cast<const T*>(a.object)->key();
-      const auto& kb = static_cast<const T*>(b.object)->key();
-      if (ka < kb) return true;
-      if (kb < ka) return false;
-    } else {
-      // Sites first, so the copies of one site linked into several modules
-      // are adjacent for the duplicate pass.
-      int c = std::strcmp(a.site, b.site);
-      if (c != 0) return c < 0;
-    }
+  auto ties = [](const walk_entry& a, const walk_entry& b) noexcept {
     if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
     int c = std::strcmp(a.site, b.site);
     if (c != 0) return c < 0;
     return std::less<const void*>{}(a.object, b.object);
-  });
+  };
+  if constexpr (keyed_entry<T>) {
+    using key_type = std::remove_cvref_t<decltype(std::declval<const T&>().key())>;
+    if constexpr (std::is_integral_v<key_type> && sizeof(key_type) <= sizeof(std::uint64_t)) {
+      for (walk_entry* e = first; e != last; ++e) {
+        auto k = static_cast<const T*>(e->object)->key();
+        auto bits = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<key_type>>(k));
+        // Signed: flip the sign bit so the unsigned order is the signed one.
+        if constexpr (std::is_signed_v<key_type>) bits ^= std::uint64_t{1} << (8 * sizeof(key_type) - 1);
+        e->key_bits = bits;
+      }
+      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+        if (a.key_bits != b.key_bits) return a.key_bits < b.key_bits;
+        return ties(a, b);
+      });
+    } else {
+      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+        const auto& ka = static_cast<const T*>(a.object)->key();
+        const auto& kb = static_cast<const T*>(b.object)->key();
+        if (ka < kb) return true;
+        if (kb < ka) return false;
+        return ties(a, b);
+      });
+    }
+  } else {
+    // Sites first, so the copies of one site linked into several modules
+    // are adjacent for the duplicate pass.
+    std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+      int c = std::strcmp(a.site, b.site);
+      if (c != 0) return c < 0;
+      return ties(a, b);
+    });
+  }
 }
 
 template <class T>
@@ -136,7 +159,7 @@ template <class T>
 #  define ROSTER_IMPL_NO_ASAN
 #endif
 #if defined(__CUDA_ARCH__)
-#  define ROSTER_IMPL_RECORD_ASM(T, getter, site)
+#  define ROSTER_IMPL_RECORD_ASM(T, getter, site) (void)site
 #else
 #  define ROSTER_IMPL_RECORD_ASM(T, getter, site)                                                 \
     __asm__ __volatile__(                                                                         \

@@ -169,8 +169,16 @@ inline const void* object_of(const record& r) noexcept {
 #if defined(__x86_64__)
   static constexpr unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
   if (std::memcmp(code, endbr64, 4) == 0) code += 4;
-  if (code[0] == 0x48 && code[1] == 0x8d && code[2] == 0x05 && code[7] == 0xc3)
-    return code + 7 + [&] { std::int32_t d; std::memcpy(&d, code + 3, sizeof d); return d; }();  // rip-relative
+  // -O0 keeps a frame: push %rbp; mov %rsp,%rbp; lea; pop %rbp; ret.
+  static constexpr unsigned char frame[4] = {0x55, 0x48, 0x89, 0xe5};
+  const bool framed = std::memcmp(code, frame, 4) == 0;
+  if (framed) code += 4;
+  if (code[0] == 0x48 && code[1] == 0x8d && code[2] == 0x05 && code[7 + framed] == 0xc3 &&
+      (!framed || code[7] == 0x5d)) {
+    std::int32_t disp;
+    std::memcpy(&disp, code + 3, sizeof disp);
+    return code + 7 + disp;  // %rip-relative: from the end of the lea
+  }
 #endif
   return reinterpret_cast<object_getter>(const_cast<unsigned char*>(at_offset<const unsigned char>(&r.getter)))();
 }
@@ -309,7 +317,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
   for (std::size_t m = 0; m < h.count; ++m) {
     if (!live(h.list[m])) continue;
     for (const record* r = h.list[m].begin; r != h.list[m].end; ++r)
-      if (same_type(*r, lo, hi)) work[n++] = walk_entry{object_of(*r), at_offset<const char>(&r->site), m};
+      if (same_type(*r, lo, hi)) work[n++] = walk_entry{object_of(*r), at_offset<const char>(&r->site), m, 0};
   }
 
   // Sort by key, then module rank, then site: never by section order.

@@ -80,6 +80,7 @@ struct walk_entry {
   const void* object;
   const char* site;
   std::size_t module_rank;  // the module's place in the dynamic linker's list
+  std::uint64_t key_bits;   // an integral key, order-preserving, filled by the sort
 };
 
 // Function pointers rather than values: nvcc's front end cannot evaluate
