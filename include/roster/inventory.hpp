@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace roster {
 
@@ -39,26 +40,48 @@ namespace detail {
 
 // Sorts gathered entries by T's key (a type without a key by site), then by
 // module load order, then site. Instantiated per T so the key comparison is
-// inlined: the sort is most of a collection's time.
+// inlined: the sort is most of a collection's time. An integral key is
+// copied into the entries first, so comparing two entries reads no object.
 template <class T>
 void sort_entries(walk_entry* first, walk_entry* last) noexcept {
-  std::sort(first, last, [](const walk_entry& a, const walk_entry& b) noexcept {
-    if constexpr (keyed_entry<T>) {
-      const auto& ka = static_cast<const T*>(a.object)->key();
-      const auto& kb = static_cast<const T*>(b.object)->key();
-      if (ka < kb) return true;
-      if (kb < ka) return false;
-    } else {
-      // Sites first, so the copies of one site linked into several modules
-      // are adjacent for the duplicate pass.
-      int c = std::strcmp(a.sub->site, b.sub->site);
-      if (c != 0) return c < 0;
-    }
+  auto ties = [](const walk_entry& a, const walk_entry& b) noexcept {
     if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
-    int c = std::strcmp(a.sub->site, b.sub->site);
+    int c = std::strcmp(a.site, b.site);
     if (c != 0) return c < 0;
     return std::less<const void*>{}(a.object, b.object);
-  });
+  };
+  if constexpr (keyed_entry<T>) {
+    using key_type = std::remove_cvref_t<decltype(std::declval<const T&>().key())>;
+    if constexpr (std::is_integral_v<key_type> && sizeof(key_type) <= sizeof(std::uint64_t)) {
+      for (walk_entry* e = first; e != last; ++e) {
+        auto k = static_cast<const T*>(e->object)->key();
+        auto bits = static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<key_type>>(k));
+        // Signed: flip the sign bit so the unsigned order is the signed one.
+        if constexpr (std::is_signed_v<key_type>) bits ^= std::uint64_t{1} << (8 * sizeof(key_type) - 1);
+        e->key_bits = bits;
+      }
+      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+        if (a.key_bits != b.key_bits) return a.key_bits < b.key_bits;
+        return ties(a, b);
+      });
+    } else {
+      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+        const auto& ka = static_cast<const T*>(a.object)->key();
+        const auto& kb = static_cast<const T*>(b.object)->key();
+        if (ka < kb) return true;
+        if (kb < ka) return false;
+        return ties(a, b);
+      });
+    }
+  } else {
+    // Sites first, so the copies of one site linked into several modules
+    // are adjacent for the duplicate pass.
+    std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
+      int c = std::strcmp(a.site, b.site);
+      if (c != 0) return c < 0;
+      return ties(a, b);
+    });
+  }
 }
 
 template <class T>
@@ -70,6 +93,14 @@ bool entry_same_key(const void* a, const void* b) noexcept {
     return false;
   }
 }
+
+// The key's halves as signed 32-bit constants: GCC prints an "i" operand
+// with %c only when it fits a signed 32-bit displacement.
+template <class T, int half>
+struct type_key_half {
+  static constexpr std::int32_t value = static_cast<std::int32_t>(
+      static_cast<std::uint32_t>(type_key<T>() >> (32 * half)));
+};
 
 template <class T>
 inventory_slot& slot_of() noexcept {
@@ -112,28 +143,40 @@ template <class T>
 
 }  // namespace roster
 
-// The section holds pointers, not the objects: compilers over-align and
-// reorder objects in a section, and ASan pads them; a pointer-sized,
-// pointer-aligned slot is never padded, and the walk skips null slots.
+// The section holds fixed 16-byte records written by the assembler, not the
+// objects: compilers over-align and reorder objects in a section, and ASan
+// pads them; the assembler's records are never padded nor instrumented, and
+// the walk skips zero records. See detail/inventory_hub.hpp for the layout.
+// The record is emitted from inside the getter, the one place where GCC and
+// Clang accept an extended asm with the operands it needs (the type key, the
+// getter and the site string, each a link-time constant): namespace-scope asm
+// takes no operands before GCC 15. The getter is never inlined nor called
+// except by the collection; `used` keeps it at -O0 and under LTO. In CUDA
+// device compilation the getter is host code and the record is left out.
 #if defined(__clang__)
 #  define ROSTER_IMPL_NO_ASAN __attribute__((no_sanitize("address")))
 #else
 #  define ROSTER_IMPL_NO_ASAN
 #endif
+#if defined(__CUDA_ARCH__)
+#  define ROSTER_IMPL_RECORD_ASM(T, getter, site) (void)site
+#else
+#  define ROSTER_IMPL_RECORD_ASM(T, getter, site)                                                 \
+    __asm__ __volatile__(                                                                         \
+        ".pushsection " ROSTER_IMPL_SECTION_NAME ",\"aR\"," ROSTER_IMPL_ASM_TYPE(progbits) "\n"     \
+        ".balign 16\n.long %c0\n.long %c1\n.long %c2 - .\n.long %c3 - .\n.popsection"            \
+        : /* no outputs */                                                                        \
+        : "i"(::roster::detail::type_key_half<T, 0>::value),                                     \
+          "i"(::roster::detail::type_key_half<T, 1>::value), "i"(&getter), "i"(site))
+#endif
 
 #define ROSTER_IMPL_SUBMIT(T, object, name)                                                     \
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(object)>, T>,                     \
                 "ROSTER_SUBMIT(T, object): object must be of type T");                        \
-  static constinit const ::roster::detail::submission ROSTER_IMPL_CAT(name, _record){          \
-      ::roster::detail::type_key<T>(), &(object), __FILE__ ":" ROSTER_IMPL_STR(__LINE__)};    \
-  [[gnu::used, gnu::retain, gnu::section(ROSTER_IMPL_SECTION_NAME),                             \
-    gnu::aligned(alignof(void*))]] ROSTER_IMPL_NO_ASAN static constinit const ::roster::detail:: \
-      submission* const ROSTER_IMPL_CAT(name, _slot) = &ROSTER_IMPL_CAT(name, _record);         \
-  [[gnu::constructor]] static void ROSTER_IMPL_CAT(name, _attach)() {                          \
-    ::roster::detail::register_this_module();                                                  \
-  }                                                                                            \
-  [[gnu::destructor]] static void ROSTER_IMPL_CAT(name, _detach)() {                           \
-    ::roster::detail::unregister_this_module();                                                \
+  [[gnu::used, gnu::noinline]] static const void* ROSTER_IMPL_CAT(name, _get)() noexcept {     \
+    static constexpr char site[] = __FILE__ ":" ROSTER_IMPL_STR(__LINE__);                     \
+    ROSTER_IMPL_RECORD_ASM(T, ROSTER_IMPL_CAT(name, _get), site);                              \
+    return &(object);                                                                          \
   }                                                                                            \
   static_assert(true, "")
 

@@ -13,6 +13,7 @@ constexpr inv_test::sized_48 s48_3{3, "forty-eight"};
 constexpr inv_test::sized_64 s64_2{2, "sixty-four"};
 constexpr inv_test::sized_200 s200_1{1, "two-hundred"};
 constexpr inv_test::aligned_64 a64_2{2};
+constexpr inv_test::aligned_256 a256_2{2};
 constexpr inv_test::race_item race_b{{"race-b", 2}};
 constexpr roster::backend_registration twin_backend_a{"twin", nullptr, nullptr};
 }  // namespace
@@ -25,5 +26,6 @@ ROSTER_SUBMIT(inv_test::sized_48, s48_3);
 ROSTER_SUBMIT(inv_test::sized_64, s64_2);
 ROSTER_SUBMIT(inv_test::sized_200, s200_1);
 ROSTER_SUBMIT(inv_test::aligned_64, a64_2);
+ROSTER_SUBMIT(inv_test::aligned_256, a256_2);
 ROSTER_SUBMIT(inv_test::race_item, race_b);
 ROSTER_SUBMIT(roster::backend_registration, twin_backend_a);

@@ -14,6 +14,8 @@ constexpr inv_test::sized_64 s64_1{1, "sixty-four"};
 constexpr inv_test::sized_200 s200_2{2, "two-hundred"};
 constexpr inv_test::aligned_64 a64_1{1};
 constexpr inv_test::aligned_64 a64_3{3};
+constexpr inv_test::aligned_256 a256_1{1};
+constexpr inv_test::aligned_256 a256_3{3};
 constexpr inv_test::race_item race_c{{"race-c", 3}};
 constexpr roster::backend_registration twin_backend_b{"twin", nullptr, nullptr};
 }  // namespace
@@ -27,5 +29,7 @@ ROSTER_SUBMIT(inv_test::sized_64, s64_1);
 ROSTER_SUBMIT(inv_test::sized_200, s200_2);
 ROSTER_SUBMIT(inv_test::aligned_64, a64_1);
 ROSTER_SUBMIT(inv_test::aligned_64, a64_3);
+ROSTER_SUBMIT(inv_test::aligned_256, a256_1);
+ROSTER_SUBMIT(inv_test::aligned_256, a256_3);
 ROSTER_SUBMIT(inv_test::race_item, race_c);
 ROSTER_SUBMIT(roster::backend_registration, twin_backend_b);

@@ -38,7 +38,7 @@ struct note {
   std::string_view text;
 };
 
-/// Entries of 48, 64 and 200 bytes and one over-aligned to 64.
+/// Entries of 48, 64 and 200 bytes and ones over-aligned to 64 and 256.
 struct sized_48 {
   std::uint64_t id;
   char pad[40];
@@ -58,7 +58,12 @@ struct alignas(64) aligned_64 {
   std::uint64_t id;
   [[nodiscard]] constexpr std::uint64_t key() const noexcept { return id; }
 };
+struct alignas(256) aligned_256 {
+  std::uint64_t id;
+  [[nodiscard]] constexpr std::uint64_t key() const noexcept { return id; }
+};
 static_assert(sizeof(sized_48) == 48 && sizeof(sized_64) == 64 && sizeof(sized_200) == 200);
 static_assert(alignof(aligned_64) == 64 && sizeof(aligned_64) == 64);
+static_assert(alignof(aligned_256) == 256 && sizeof(aligned_256) == 256);
 
 }  // namespace inv_test

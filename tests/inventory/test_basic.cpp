@@ -87,6 +87,9 @@ TEST(inventory_executable, over_aligned_entries_keep_their_alignment) {
   auto span = roster::inventory<aligned_64>();
   expect_ids_1_2_3(span, nullptr);
   for (const auto* p : span) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
+  auto span_256 = roster::inventory<aligned_256>();
+  expect_ids_1_2_3(span_256, nullptr);
+  for (const auto* p : span_256) EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 256, 0u);
 }
 
 TEST(inventory_executable, entries_without_key_are_sorted_by_site) {
