@@ -6,6 +6,8 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
+#include <roster/spec.hpp>
+#include <roster/tuning.hpp>
 
 #include <memory>
 #include <string>
@@ -13,19 +15,6 @@
 #include <vector>
 
 namespace roster {
-
-/// A parsed device spec: backend id (lower case) and ordinal.
-struct device_spec {
-  std::string backend;
-  std::uint32_t ordinal = 0;
-  /// Returns the normalized text, e.g. "cuda:1".
-  [[nodiscard]] std::string str() const { return backend + ":" + std::to_string(ordinal); }
-  friend bool operator==(const device_spec&, const device_spec&) = default;
-};
-
-/// Parses "CPU", "cuda:1", " Vulkan:0 ": type case-insensitive, ordinal
-/// defaulting to 0, surrounding spaces ignored. Does not check the type exists.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text);
 
 /// The grid-sync split: cuts a program at each grid_sync and dispatches the
 /// pieces in order, for a device without native grid-wide sync.

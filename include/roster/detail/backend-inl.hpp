@@ -3,10 +3,10 @@
 
 #include <roster/backend.hpp>
 #include <roster/plugins.hpp>
+#include <roster/detail/text.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -169,16 +169,6 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(st
   if (auto ok = synchronize(); !ok) return std::move(ok).error();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
 }
-
-namespace detail {
-inline bool iequal(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-}  // namespace detail
 
 namespace detail {
 // Backends registered at run time (roster::register_factory, device.hpp): an

@@ -3,6 +3,8 @@
 // replace) and the ranking that uses its records.
 
 #include <roster/tuning.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -256,20 +258,7 @@ inline constexpr std::string_view tuning_format = "roster-tuning";
 inline constexpr int tuning_version = 1;
 inline constexpr op tuning_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
 
-inline bool tuning_trace_on() noexcept {
-  const char* t = std::getenv("ROSTER_TRACE");
-  return t != nullptr && *t != '\0' && std::strcmp(t, "0") != 0;
-}
-
-inline void tuning_trace(const std::string& line) {
-  if (tuning_trace_on()) std::fprintf(stderr, "roster: tuning: %s\n", line.c_str());
-}
-
-inline std::string gbps_text(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", x);
-  return buf;
-}
+inline void tuning_trace(const std::string& line) { trace("tuning: " + line); }
 
 inline unexpected corrupt_tuning(std::string_view why) {
   return make_error(errc::io, "tuning file: " + std::string(why) + "; its records are ignored",
@@ -284,10 +273,10 @@ ROSTER_INLINE std::string tuning_device_key(const adapter_info& a) {
 }
 
 ROSTER_INLINE expected<std::string> tuning_path() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && *xdg == '/') return std::string(xdg) + "/roster/tuning.json";
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && *home != '\0') return std::string(home) + "/.cache/roster/tuning.json";
+  const auto xdg = detail::env_text("XDG_CACHE_HOME");
+  if (xdg && xdg->starts_with('/')) return std::string(*xdg) + "/roster/tuning.json";
+  const auto home = detail::env_text("HOME");
+  if (home && !home->empty()) return std::string(*home) + "/.cache/roster/tuning.json";
   return make_error(errc::not_found, "tuning file: neither XDG_CACHE_HOME nor HOME is set",
                     "set XDG_CACHE_HOME (or HOME) to a folder roster may write to");
 }
@@ -601,6 +590,14 @@ ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records, c
 }
 
 namespace detail {
+ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> records, const adapter_info& a) {
+  auto m = find_tuning(records, a);
+  if (m.record == nullptr && m.stale != nullptr)
+    tuning_trace(a.spec() + ": record ignored: measured under driver '" + m.stale->driver_version + "', now '" +
+                 a.driver_version + "'");
+  return m;
+}
+
 struct tuning_cache {
   std::mutex mutex;
   bool loaded = false;
@@ -641,19 +638,14 @@ ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a) {
 
 ROSTER_INLINE bool prefer_split_for(const adapter_info& a) {
   if (!a.native_grid_sync) return false;
-  auto m = find_tuning(current_tuning(), a);
-  if (m.record == nullptr) {
-    if (m.stale != nullptr)
-      detail::tuning_trace(a.spec() + ": record ignored: measured under driver '" + m.stale->driver_version +
-                           "', now '" + a.driver_version + "'");
-    return false;
-  }
+  auto m = detail::find_tuning_traced(current_tuning(), a);
+  if (m.record == nullptr) return false;
   auto split = m.record->split_faster();
   if (!split) return false;
   detail::tuning_trace(a.spec() + ": " + (*split ? "grid-sync split" : "native grid sync") +
                        " for programs with dot, by record (native " +
-                       detail::gbps_text(*m.record->native_sync_ns / 1e3) + " us, split " +
-                       detail::gbps_text(*m.record->split_sync_ns / 1e3) + " us)");
+                       detail::fixed(*m.record->native_sync_ns / 1e3) + " us, split " +
+                       detail::fixed(*m.record->split_sync_ns / 1e3) + " us)");
   return *split;
 }
 
@@ -666,10 +658,7 @@ ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters, std::span<c
     for (std::size_t i = 0; i < adapters.size(); ++i) {
       if (adapters[i].type != type) continue;
       at.push_back(i);
-      auto m = find_tuning(records, adapters[i]);
-      if (m.record == nullptr && m.stale != nullptr)
-        detail::tuning_trace(adapters[i].spec() + ": record ignored: measured under driver '" +
-                             m.stale->driver_version + "', now '" + adapters[i].driver_version + "'");
+      auto m = detail::find_tuning_traced(records, adapters[i]);
       items.emplace_back(adapters[i], m.record ? m.record->triad_bandwidth() : std::nullopt);
     }
     if (items.size() < 2) continue;
@@ -689,8 +678,8 @@ ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters, std::span<c
       const auto& passed = items[k];
       if (moved.second && order[k] > k)
         detail::tuning_trace(moved.first.spec() + " ranks before " + passed.first.spec() + " by record: triad " +
-                             detail::gbps_text(*moved.second) + " GB/s against " +
-                             (passed.second ? detail::gbps_text(*passed.second) + " GB/s" : std::string("no record")));
+                             detail::fixed(*moved.second) + " GB/s against " +
+                             (passed.second ? detail::fixed(*passed.second) + " GB/s" : std::string("no record")));
     }
     for (std::size_t k = 0; k < order.size(); ++k) adapters[at[k]] = std::move(items[order[k]].first);
   }
@@ -699,21 +688,6 @@ ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters, std::span<c
 
 ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters) {
   return order_by_tuning(adapters, current_tuning());
-}
-
-ROSTER_INLINE void use_tuning_ranking() {
-  set_score_provider([](const adapter_info& a) -> std::optional<double> {
-    auto m = find_tuning(current_tuning(), a);
-    if (m.record == nullptr) {
-      if (m.stale != nullptr)
-        detail::tuning_trace(a.spec() + ": record ignored: measured under driver '" + m.stale->driver_version +
-                             "', now '" + a.driver_version + "'");
-      return std::nullopt;
-    }
-    auto triad = m.record->triad_bandwidth();
-    if (triad) detail::tuning_trace(a.spec() + ": ranked by record: triad " + detail::gbps_text(*triad) + " GB/s");
-    return triad;
-  });
 }
 
 }  // namespace roster
