@@ -155,6 +155,9 @@ class ROSTER_API device {
   friend struct detail::static_access;  // static dispatch (static_registry.hpp)
 
  private:
+  // Validates a program for this device: its steps, ops, buffers and type.
+  [[nodiscard]] ROSTER_INLINE expected<void> check_program(const program& p) const;
+
   std::uint64_t id_;
 };
 

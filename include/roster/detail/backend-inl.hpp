@@ -127,7 +127,7 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
   return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
 }
 
-ROSTER_INLINE expected<void> device::dispatch(const program& p) {
+ROSTER_INLINE expected<void> device::check_program(const program& p) const {
   if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
   const device_caps c = caps();
   for (const auto& s : p.steps()) {
@@ -142,23 +142,16 @@ ROSTER_INLINE expected<void> device::dispatch(const program& p) {
   if (p.type() == element_type::f64 && !c.f64)
     return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
                       "use float buffers on this device");
+  return {};
+}
+
+ROSTER_INLINE expected<void> device::dispatch(const program& p) {
+  if (auto ok = check_program(p); !ok) return ok;
   return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
-  if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
-  for (const auto& s : p.steps()) {
-    if (!caps().ops.contains(s.op))
-      return make_error(errc::unsupported,
-                        adapter().spec() + ": dispatch: this device does not run " + std::string(to_string(s.op)),
-                        "route the program with roster::acquire_preferred(program), or remove the step");
-    const buffer* bufs[3] = {&s.out, &s.in1, &s.in2};
-    for (int b = 0; b < buffers_of(s.op); ++b)
-      if (auto ok = check_buffer(*bufs[b], "dispatch"); !ok) return std::move(ok).error();
-  }
-  if (p.type() == element_type::f64 && !caps().f64)
-    return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
-                      "use float buffers on this device");
+  if (auto ok = check_program(p); !ok) return std::move(ok).error();
   return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
 }
 
