@@ -86,8 +86,9 @@ int main(int argc, char** argv) {
   if (*bench_cmd) {
     auto n = parse_count(size_text);
     if (!n) {
-      fmt::print(stderr, "roster-info bench: --size {}: not an element count between 1 and 2^40\n"
-                         "Fix: write a count such as 1000000, 16M or 2^28\n", size_text);
+      print_error("roster-info bench: --size " + size_text,
+                  roster::error(errc::invalid_argument, "not an element count between 1 and 2^40",
+                                "write a count such as 1000000, 16M or 2^28"));
       return usage_error;
     }
     bench.size = *n;
@@ -109,14 +110,18 @@ int main(int argc, char** argv) {
     for (const auto& b : r.backends)
       if (b.id == lower) found = &b;
     if (found == nullptr) {
-      fmt::print(stderr, "roster-info: --require {}: no backend '{}' is registered in this build (registered: {})\n"
-                         "Fix: build roster with that backend enabled (meson configure -D{}=enabled) and link it\n",
-                 want, lower, known_backends(), lower);
+      print_error("roster-info: --require " + want,
+                  roster::error(errc::not_found,
+                                "no backend '" + lower + "' is registered in this build (registered: " +
+                                    known_backends() + ")",
+                                "build roster with that backend enabled (meson configure -D" + lower +
+                                    "=enabled) and link it"));
       status = require_failed;
     } else if (!found->opened) {
-      fmt::print(stderr, "roster-info: --require {}: the backend does not open here: {}\n", want,
-                 found->error ? found->error->message()
-                              : std::string("it emits code only\nFix: require a backend that dispatches"));
+      const roster::error why = found->error ? *found->error
+                                             : roster::error(errc::unsupported, "it emits code only",
+                                                             "require a backend that dispatches");
+      print_error("roster-info: --require " + want + ": the backend does not open here", why);
       status = require_failed;
     }
   }

@@ -274,14 +274,14 @@ int run_bench(const bench_options& o) {
     for (const auto& text : o.adapters) {
       auto spec = parse_spec(text);
       if (!spec) {
-        fmt::print(stderr, "roster-info bench: --adapter {}\n", spec.error().message());
+        print_error("roster-info bench: --adapter", spec.error());
         return usage_error;
       }
       const backend_registration* b = find_backend(spec->backend);
       if (b == nullptr) {
-        fmt::print(stderr, "roster-info bench: --adapter {}: unknown backend '{}'; known: {}\nFix: name one of the "
-                           "known backends, e.g. --adapter cpu:0\n",
-                   text, spec->backend, known_backends());
+        print_error("roster-info bench: --adapter " + text,
+                    roster::error(errc::not_found, "unknown backend '" + spec->backend + "'; known: " + known_backends(),
+                                  "name one of the known backends, e.g. --adapter cpu:0"));
         return usage_error;
       }
       targets.push_back({b, spec->ordinal, spec->str()});
@@ -378,7 +378,10 @@ int run_bench(const bench_options& o) {
     std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
     f << render_svg(results, o);
     f.close();
-    if (!f) fmt::print(stderr, "\nwarning: cannot write {}\nFix: name a file in a writable folder\n", o.svg);
+    if (!f) {
+      fmt::print(stderr, "\n");
+      print_error("warning", roster::error(errc::io, "cannot write " + o.svg, "name a file in a writable folder"));
+    }
     else fmt::print("wrote the chart to {}\n", o.svg);
   }
   return 0;
