@@ -2,7 +2,9 @@
 #include <roster/detail/env.hpp>
 #include <roster/detail/file_io.hpp>
 #include <roster/detail/json.hpp>
+#include <roster/detail/testing.hpp>
 #include <roster/detail/text.hpp>
+#include <roster/backend.hpp>
 
 #include <gtest/gtest.h>
 
@@ -127,6 +129,16 @@ TEST_F(Files, LockedReplaceCreatesFoldersAndReplacesWhole) {
     temps += e.path().filename().string().find(".XXXXXX") == std::string::npos &&
              e.path().filename().string().starts_with("f.json.") && e.path().extension() != ".lock";
   EXPECT_EQ(temps, 0u) << "a temporary file was left behind";
+}
+
+TEST(Testing, InvalidateInventoriesMakesTheNextCallCollectAgain) {
+  (void)roster::inventory<roster::backend_registration>();
+  const auto before = roster::inventory_collections();
+  (void)roster::inventory<roster::backend_registration>();
+  EXPECT_EQ(roster::inventory_collections(), before) << "a frozen inventory collects once";
+  roster::testing::invalidate_inventories();
+  (void)roster::inventory<roster::backend_registration>();
+  EXPECT_GT(roster::inventory_collections(), before);
 }
 
 }  // namespace
