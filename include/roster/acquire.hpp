@@ -1,6 +1,6 @@
 #pragma once
-/// Acquire and route: open a device by spec with the wrappers it needs, or
-/// pick the preferred device for a program.
+/// Acquire and route: roster::acquire(spec) is the one call that opens a
+/// device; the router, the device cache, circuits and roles all open through it.
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
@@ -68,6 +68,9 @@ struct acquire_options {
   bool force_split = false;
   /// Let tuning records choose the split where they measured it faster (roster::prefer_split_for).
   bool use_tuning = true;
+  /// Apply wrappers at all; false gives the device exactly as its backend
+  /// opened it (e.g. to measure its native grid sync).
+  bool wrap = true;
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
@@ -76,8 +79,9 @@ struct acquire_options {
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});
 
-/// Opens the adapter a spec names, with its wrappers. Every call opens a new
-/// device; roster::get_device(spec) returns a cached one.
+/// Opens the adapter a spec names, with its wrappers: the one way roster opens
+/// a device. Every call opens a new device that the caller owns;
+/// roster::get_device(spec) returns a cached one, shared by the process.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> acquire(
     std::string_view spec, const acquire_options& options = {});
 
@@ -94,8 +98,9 @@ struct routed_device {
   std::vector<passed_over> passed;  ///< lower-rank backends passed over, in rank order
 };
 
-/// Opens the lowest-rank backend that dispatches on this host, runs every op
-/// of the program, and opens; says why each other backend was passed over.
+/// Opens (with roster::acquire) the lowest-rank backend that dispatches on this
+/// host, runs every op of the program, and opens; says why each other backend
+/// was passed over.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
 /// Opens the preferred device for programs of these ops and element type,
 /// before any buffer exists (the program overload needs buffers of some device).

@@ -2,6 +2,7 @@
 /// The device cache: one live device per normalized spec for the life of the
 /// process, and factories registered at run time beside the inventory's.
 
+#include <roster/acquire.hpp>
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>

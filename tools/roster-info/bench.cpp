@@ -124,13 +124,15 @@ struct stream_buffers {
 
 void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
   std::size_t units = 0;
-  auto opened = open_adapter(*t.backend, t.ordinal);
+  // No wrappers: native grid sync where it has it.
+  auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
+                        acquire_options{.use_tuning = false, .wrap = false});
   if (!opened) {
     res.errors.push_back(opened.error());
     for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
     return;
   }
-  std::unique_ptr<device> d = std::move(*opened);  // no wrappers: native grid sync where it has it
+  std::unique_ptr<device> d = std::move(*opened);
   res.info = d->adapter();
   const device_caps caps = d->caps();
   const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync) && caps.ops.contains(op::dot);

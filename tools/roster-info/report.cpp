@@ -2,6 +2,7 @@
 
 #include "info.hpp"
 
+#include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/ranking.hpp>
@@ -74,7 +75,7 @@ report gather() {
         r.adapters.push_back(std::move(ar));
       }
       if (b.dispatches) {
-        auto d = open_adapter(*b.registration, 0);
+        auto d = acquire(std::string(b.id()) + ":0", acquire_options{.use_tuning = false, .wrap = false});
         if (d) row.opened = true;
         else row.error = d.error();
       }

@@ -17,7 +17,7 @@ ROSTER_INLINE std::string known_backends() {
 }
 
 ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, const acquire_options& options) {
-  if (d == nullptr) return d;
+  if (d == nullptr || !options.wrap) return d;
   if (!d->caps().native_grid_sync || options.force_split || (options.use_tuning && prefer_split_for(d->adapter())))
     d = std::make_unique<grid_sync_split<device>>(std::move(d));
   return d;
@@ -34,7 +34,7 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
                           "'; known types: " + known_backends(),
                       "use one of the known types, or link the backend's library (Meson: link_whole, or "
                       "ROSTER_USE_BACKEND(name) in your program) so its registration is kept");
-  auto d = open_adapter(*backend, spec->ordinal);
+  auto d = detail::open_adapter(*backend, spec->ordinal);
   if (!d) return std::move(d).error();
   return apply_wrappers(std::move(*d), options);
 }
@@ -61,7 +61,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
       out.passed.push_back({id, "does not support " + missing});
       continue;
     }
-    auto d = open_adapter(*b.registration, 0);
+    auto d = acquire(id + ":0");
     if (!d) {
       out.passed.push_back({id, d.error().message()});
       continue;
@@ -70,7 +70,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
       out.passed.push_back({id, "its device has no double support"});
       continue;
     }
-    out.device = apply_wrappers(std::move(*d));
+    out.device = std::move(*d);
     out.backend = id;
     return out;
   }

@@ -227,8 +227,8 @@ ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noex
   return nullptr;
 }
 
-ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(const backend_registration& backend,
-                                                             std::uint32_t ordinal) noexcept {
+ROSTER_INLINE expected<std::unique_ptr<device>> detail::open_adapter(const backend_registration& backend,
+                                                                     std::uint32_t ordinal) noexcept {
   backends_in_use pin;
   const std::string spec = std::string(backend.id) + ":" + std::to_string(ordinal);
   try {
