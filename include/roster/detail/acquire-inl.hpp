@@ -3,7 +3,6 @@
 
 #include <roster/acquire.hpp>
 
-
 namespace roster {
 
 ROSTER_INLINE std::string known_backends() {
