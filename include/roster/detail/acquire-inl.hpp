@@ -1,5 +1,5 @@
 #pragma once
-// Private: spec parsing, wrappers and the router.
+// Private: acquire, its wrappers and the router.
 
 #include <roster/acquire.hpp>
 
