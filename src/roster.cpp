@@ -1,10 +1,13 @@
-// The compiled library: the out-of-line code of every core header, once.
+// The compiled library: the out-of-line code of every core header, once,
+// lowest layer first (scripts/layers.txt).
 #include <roster/detail/inventory-inl.hpp>
 #include <roster/detail/program-inl.hpp>
-#include <roster/detail/backend-inl.hpp>
+#include <roster/detail/spec-inl.hpp>
 #include <roster/detail/plugins-inl.hpp>
-#include <roster/detail/acquire-inl.hpp>
+#include <roster/detail/backend-inl.hpp>
 #include <roster/detail/tuning-inl.hpp>
+#include <roster/detail/acquire-inl.hpp>
 #include <roster/detail/device-inl.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/circuits-inl.hpp>
+#include <roster/detail/ranking-inl.hpp>

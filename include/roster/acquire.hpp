@@ -1,11 +1,13 @@
 #pragma once
-/// Acquire and route: open a device by spec with the wrappers it needs, or
-/// pick the preferred device for a program.
+/// Acquire and route: roster::acquire(spec) is the one call that opens a
+/// device; the router, the device cache, circuits and roles all open through it.
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
+#include <roster/spec.hpp>
+#include <roster/tuning.hpp>
 
 #include <memory>
 #include <string>
@@ -13,19 +15,6 @@
 #include <vector>
 
 namespace roster {
-
-/// A parsed device spec: backend id (lower case) and ordinal.
-struct device_spec {
-  std::string backend;
-  std::uint32_t ordinal = 0;
-  /// Returns the normalized text, e.g. "cuda:1".
-  [[nodiscard]] std::string str() const { return backend + ":" + std::to_string(ordinal); }
-  friend bool operator==(const device_spec&, const device_spec&) = default;
-};
-
-/// Parses "CPU", "cuda:1", " Vulkan:0 ": type case-insensitive, ordinal
-/// defaulting to 0, surrounding spaces ignored. Does not check the type exists.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text);
 
 /// The grid-sync split: cuts a program at each grid_sync and dispatches the
 /// pieces in order, for a device without native grid-wide sync.
@@ -79,6 +68,9 @@ struct acquire_options {
   bool force_split = false;
   /// Let tuning records choose the split where they measured it faster (roster::prefer_split_for).
   bool use_tuning = true;
+  /// Apply wrappers at all; false gives the device exactly as its backend
+  /// opened it (e.g. to measure its native grid sync).
+  bool wrap = true;
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
@@ -87,8 +79,9 @@ struct acquire_options {
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});
 
-/// Opens the adapter a spec names, with its wrappers. Every call opens a new
-/// device; roster::get_device(spec) returns a cached one.
+/// Opens the adapter a spec names, with its wrappers: the one way roster opens
+/// a device. Every call opens a new device that the caller owns;
+/// roster::get_device(spec) returns a cached one, shared by the process.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> acquire(
     std::string_view spec, const acquire_options& options = {});
 
@@ -105,8 +98,9 @@ struct routed_device {
   std::vector<passed_over> passed;  ///< lower-rank backends passed over, in rank order
 };
 
-/// Opens the lowest-rank backend that dispatches on this host, runs every op
-/// of the program, and opens; says why each other backend was passed over.
+/// Opens (with roster::acquire) the lowest-rank backend that dispatches on this
+/// host, runs every op of the program, and opens; says why each other backend
+/// was passed over.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
 /// Opens the preferred device for programs of these ops and element type,
 /// before any buffer exists (the program overload needs buffers of some device).

@@ -157,6 +157,9 @@ class ROSTER_API device {
   friend struct detail::static_access;  // static dispatch (static_registry.hpp)
 
  private:
+  // Validates a program for this device: its steps, ops, buffers and type.
+  [[nodiscard]] ROSTER_INLINE expected<void> check_program(const program& p) const;
+
   std::uint64_t id_;
 };
 
@@ -206,9 +209,12 @@ struct backend_entry {
 /// Returns the registered backend with this id (case-insensitive), or null.
 [[nodiscard]] ROSTER_API ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept;
 
-/// Calls a backend's factory, turning a throw or a null device into an error.
+namespace detail {
+// Calls a backend's factory, turning a throw or a null device into an error.
+// roster::acquire (acquire.hpp) is the public way to open a device.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(
     const backend_registration& backend, std::uint32_t ordinal) noexcept;
+}  // namespace detail
 
 /// Calls a backend's enumerator, turning a throw into an error.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(

@@ -5,6 +5,7 @@
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
+#include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/select.hpp>
 
@@ -93,10 +94,6 @@ struct rank_binding {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<rank_binding> bind_rank() noexcept;
 
 }  // namespace roster
-
-// Last, so that in header-only mode the chain device.hpp -> acquire -> tuning
-// -> circuits.hpp finds every declaration above already made.
-#include <roster/device.hpp>
 
 #if defined(ROSTER_HEADER_ONLY)
 #  include <roster/detail/circuits-inl.hpp>

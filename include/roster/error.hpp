@@ -43,41 +43,35 @@ constexpr std::string_view to_string(errc c) noexcept {
   return "unknown";
 }
 
-/// A failure: a code and a message whose last part begins "Fix:".
+/// A failure: a code, what went wrong and what to do about it, held apart
+/// (as Abseil's Status holds its code and message); message() joins them.
 class error {
  public:
   /// Builds an error from a code, what went wrong, and what to do about it.
-  error(errc code, std::string_view what, std::string_view fix)
-      : code_(code) {
-    message_.reserve(what.size() + fix.size() + 7);
-    message_.append(what);
-    message_.append("\nFix: ");
-    message_.append(fix);
-  }
+  error(errc code, std::string_view what, std::string_view fix) : code_(code), what_(what), fix_(fix) {}
   /// Returns the error's category.
   [[nodiscard]] errc code() const noexcept { return code_; }
-  /// Returns the whole message, ending with its Fix: part.
-  [[nodiscard]] const std::string& message() const noexcept { return message_; }
-  /// Returns the part of the message before "Fix:".
-  [[nodiscard]] std::string_view what() const noexcept {
-    std::string_view m = message_;
-    return m.substr(0, m.rfind("\nFix: "));
+  /// Returns the whole message: what went wrong, then "\nFix: " and what to do.
+  [[nodiscard]] std::string message() const {
+    std::string m;
+    m.reserve(what_.size() + fix_.size() + 6);
+    m.append(what_).append("\nFix: ").append(fix_);
+    return m;
   }
-  /// Returns the text after "Fix: ".
-  [[nodiscard]] std::string_view fix() const noexcept {
-    std::string_view m = message_;
-    auto at = m.rfind("\nFix: ");
-    return at == std::string_view::npos ? std::string_view{} : m.substr(at + 6);
-  }
-  /// Prefixes the message with context, keeping the Fix: part last.
+  /// Returns what went wrong (the message before its Fix: part).
+  [[nodiscard]] std::string_view what() const noexcept { return what_; }
+  /// Returns what to do about it (the text after "Fix: ").
+  [[nodiscard]] std::string_view fix() const noexcept { return fix_; }
+  /// Prefixes what went wrong with context ("CONTEXT: what"); the fix stays.
   error& prepend(std::string_view context) {
-    message_.insert(0, std::string(context) + ": ");
+    what_.insert(0, std::string(context) + ": ");
     return *this;
   }
 
  private:
   errc code_;
-  std::string message_;
+  std::string what_;
+  std::string fix_;
 };
 
 /// Wraps an error to construct an expected holding it.

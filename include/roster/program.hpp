@@ -71,7 +71,7 @@ struct buffer {
   friend constexpr bool operator==(const buffer&, const buffer&) = default;
 };
 
-/// One step: out and inputs as DESIGN.md's table names them.
+/// One step: out and inputs as the step table of docs/design.md names them.
 struct step {
   roster::op op = op::fill;
   buffer out{};    ///< fill a, copy c, mul b, add c, triad a, nstream a, dot r

@@ -9,5 +9,7 @@
 #include <roster/inventory.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
+#include <roster/ranking.hpp>
 #include <roster/select.hpp>
+#include <roster/spec.hpp>
 #include <roster/tuning.hpp>

@@ -1,10 +1,10 @@
 #pragma once
-/// Tuning records: measured STREAM figures per adapter, cached on disk and
-/// used for ranking (triad bandwidth within a type class, and native against
-/// split grid sync for programs with dot).
+/// Tuning records: measured STREAM figures per adapter, cached on disk, and
+/// the lookups by backend, UUID and driver that acquire (native against split
+/// grid sync) and the ranking (roster/ranking.hpp) use. Knows the backend
+/// model and nothing above it.
 
 #include <roster/backend.hpp>
-#include <roster/circuits.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
@@ -102,6 +102,12 @@ struct tuning_match {
 [[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records,
                                                                 const adapter_info& a) noexcept;
 
+namespace detail {
+// find_tuning, saying under ROSTER_TRACE when a stale record is ignored.
+[[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> records,
+                                                                       const adapter_info& a);
+}  // namespace detail
+
 /// Returns the records of the default tuning file, read once per process
 /// (see reload_tuning). A corrupt file gives none, with a warning under
 /// ROSTER_TRACE. The span stays valid until the next reload_tuning().
@@ -126,11 +132,6 @@ ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters,
                                               std::span<const tuning_record> records);
 /// Orders adapters by the default tuning file (see the overload with records).
 ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters);
-
-/// Makes circuits() rank circuits of one type by measured triad bandwidth from
-/// the default tuning file (roster::set_score_provider); takes effect at the
-/// next scan. roster-info calls it; an application calls it once at start-up.
-ROSTER_API ROSTER_INLINE void use_tuning_ranking();
 
 }  // namespace roster
 

@@ -170,16 +170,15 @@ TEST(registry, find_backend_is_case_insensitive) {
 }
 
 TEST(registry, factory_that_throws_becomes_an_error) {
-  const auto* b = roster::find_backend("test_registry_backend_throws");
-  ASSERT_NE(b, nullptr);
-  auto d = roster::open_adapter(*b, 0);
+  ASSERT_NE(roster::find_backend("test_registry_backend_throws"), nullptr);
+  auto d = roster::acquire("test_registry_backend_throws:0");
   ASSERT_FALSE(d);
   EXPECT_EQ(d.error().code(), roster::errc::internal);
   EXPECT_NE(d.error().message().find("factory exploded"), std::string::npos);
   expect_fix(d.error());
-  auto via_acquire = roster::acquire("test_registry_backend_throws");
-  ASSERT_FALSE(via_acquire);
-  expect_fix(via_acquire.error());
+  auto cached = roster::get_device("test_registry_backend_throws");
+  ASSERT_FALSE(cached);
+  expect_fix(cached.error());
 }
 
 TEST(registry, factory_returning_null_becomes_an_error) {
@@ -295,6 +294,17 @@ TEST(grid_sync_split, force_split_splits_a_native_device) {
   roster_test::recorded_pieces().clear();
   ASSERT_TRUE((*d)->dispatch(p));
   EXPECT_EQ(roster_test::recorded_pieces().size(), 4u);
+}
+
+TEST(grid_sync_split, wrap_false_gives_the_device_as_its_backend_opened_it) {
+  auto d = roster::acquire("test_registry_backend_nosync", {.force_split = true, .wrap = false});
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(d->get()), nullptr);
+  std::vector<roster::buffer> bufs;
+  auto p = split_program(**d, bufs);
+  roster_test::recorded_pieces().clear();
+  ASSERT_TRUE((*d)->dispatch(p));
+  EXPECT_EQ(roster_test::recorded_pieces().size(), 1u) << "no wrapper cut the program";
 }
 
 TEST(grid_sync_split, split_at_grid_sync_drops_syncs_and_empty_pieces) {

@@ -225,7 +225,14 @@ TEST(Exit, UsageErrorsAreTwo) {
   EXPECT_EQ(info(fake_info, {"bench", "--size", "0"}, cache.path).status, 2);
   EXPECT_EQ(info(fake_info, {"bench", "--reps", "0"}, cache.path).status, 2);
   EXPECT_EQ(info(fake_info, {"bench", "--adapter", ":1"}, cache.path).status, 2);
-  EXPECT_EQ(info(fake_info, {"bench", "--adapter", "nosuch:0"}, cache.path).status, 2);
+  auto nosuch = info(fake_info, {"bench", "--adapter", "nosuch:0"}, cache.path);
+  EXPECT_EQ(nosuch.status, 2);
+  // Printed from the error's parts: what went wrong, then its Fix: line.
+  EXPECT_NE(nosuch.err.find("roster-info bench: --adapter nosuch:0: unknown backend 'nosuch'; known: "),
+            std::string::npos)
+      << nosuch.err;
+  EXPECT_NE(nosuch.err.find("\nFix: name one of the known backends, e.g. --adapter cpu:0\n"), std::string::npos)
+      << nosuch.err;
   auto help = info(fake_info, {"--help"}, cache.path);
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("--require"), std::string::npos);

@@ -6,6 +6,7 @@
 
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
+#include <roster/ranking.hpp>
 #include <roster/tuning.hpp>
 
 #include <gtest/gtest.h>

@@ -55,9 +55,10 @@ bool stdout_written(std::string_view what) {
   const bool ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
   if (ok) return true;
   const int e = errno != 0 ? errno : EIO;
-  fmt::print(stderr, "roster-info: {} could not be written to standard output: {}\n"
-                     "Fix: free space on the disk it goes to, or send the output elsewhere\n",
-             what, std::strerror(e));
+  print_error("roster-info", roster::error(roster::errc::io,
+                                           std::string(what) + " could not be written to standard output: " +
+                                               std::strerror(e),
+                                           "free space on the disk it goes to, or send the output elsewhere"));
   return false;
 }
 
@@ -99,13 +100,15 @@ int main(int argc, char** argv) {
 
   if (*bench_cmd) {
     if (bench_cmd->count("--svg") > 0 && bench.svg.empty()) {
-      fmt::print(stderr, "roster-info bench: --svg names no file\nFix: write --svg FILE, e.g. --svg stream.svg\n");
+      print_error("roster-info bench", roster::error(errc::invalid_argument, "--svg names no file",
+                                                     "write --svg FILE, e.g. --svg stream.svg"));
       return usage_error;
     }
     auto n = parse_count(size_text);
     if (!n) {
-      fmt::print(stderr, "roster-info bench: --size {}: not an element count between 1 and 2^40\n"
-                         "Fix: write a count such as 1000000, 16M or 2^28\n", size_text);
+      print_error("roster-info bench: --size " + size_text,
+                  roster::error(errc::invalid_argument, "not an element count between 1 and 2^40",
+                                "write a count such as 1000000, 16M or 2^28"));
       return usage_error;
     }
     bench.size = *n;
@@ -115,7 +118,7 @@ int main(int argc, char** argv) {
       return run_bench(bench);
     } catch (const std::system_error& e) {  // fmt reports a failed write by throwing
       if (stdout_written("the bench results"))
-        fmt::print(stderr, "roster-info bench: {}\nFix: free space on the disk the output goes to\n", e.what());
+        print_error("roster-info bench", roster::error(errc::io, e.what(), "free space on the disk the output goes to"));
       return output_failed;
     }
   }
@@ -138,14 +141,18 @@ int main(int argc, char** argv) {
     for (const auto& b : r.backends)
       if (b.id == lower) found = &b;
     if (found == nullptr) {
-      fmt::print(stderr, "roster-info: --require {}: no backend '{}' is registered in this build (registered: {})\n"
-                         "Fix: build roster with that backend enabled (meson configure -D{}=enabled) and link it\n",
-                 want, lower, known_backends(), lower);
+      print_error("roster-info: --require " + want,
+                  roster::error(errc::not_found,
+                                "no backend '" + lower + "' is registered in this build (registered: " +
+                                    known_backends() + ")",
+                                "build roster with that backend enabled (meson configure -D" + lower +
+                                    "=enabled) and link it"));
       status = require_failed;
     } else if (!found->opened) {
-      fmt::print(stderr, "roster-info: --require {}: the backend does not open here: {}\n", want,
-                 found->error ? found->error->message()
-                              : std::string("it emits code only\nFix: require a backend that dispatches"));
+      const roster::error why = found->error ? *found->error
+                                             : roster::error(errc::unsupported, "it emits code only",
+                                                             "require a backend that dispatches");
+      print_error("roster-info: --require " + want + ": the backend does not open here", why);
       status = require_failed;
     }
   }

@@ -179,13 +179,15 @@ struct stream_buffers {
 
 void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
   std::size_t units = 0;
-  auto opened = open_adapter(*t.backend, t.ordinal);
+  // No wrappers: native grid sync where it has it.
+  auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
+                        acquire_options{.use_tuning = false, .wrap = false});
   if (!opened) {
     res.errors.push_back(opened.error());
     for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
     return;
   }
-  std::unique_ptr<device> d = std::move(*opened);  // no wrappers: native grid sync where it has it
+  std::unique_ptr<device> d = std::move(*opened);
   res.info = d->adapter();
   const device_caps caps = d->caps();
   const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync) && caps.ops.contains(op::dot);
@@ -353,14 +355,14 @@ int run_bench(const bench_options& o) {
     for (const auto& text : o.adapters) {
       auto spec = parse_spec(text);
       if (!spec) {
-        fmt::print(stderr, "roster-info bench: --adapter {}\n", spec.error().message());
+        print_error("roster-info bench: --adapter", spec.error());
         return usage_error;
       }
       const backend_registration* b = find_backend(spec->backend);
       if (b == nullptr) {
-        fmt::print(stderr, "roster-info bench: --adapter {}: unknown backend '{}'; known: {}\nFix: name one of the "
-                           "known backends, e.g. --adapter cpu:0\n",
-                   text, spec->backend, known_backends());
+        print_error("roster-info bench: --adapter " + text,
+                    roster::error(errc::not_found, "unknown backend '" + spec->backend + "'; known: " + known_backends(),
+                                  "name one of the known backends, e.g. --adapter cpu:0"));
         return usage_error;
       }
       targets.push_back({b, spec->ordinal, spec->str()});
@@ -466,8 +468,11 @@ int run_bench(const bench_options& o) {
     if (why == 0) why = errno;
     if (!f) {
       // The chart was asked for: not writing it is a failure, not a warning.
-      fmt::print(stderr, "\nroster-info bench: cannot write the chart to '{}': {}\nFix: name a file in a writable "
-                         "folder with space left\n", o.svg, std::strerror(why != 0 ? why : EIO));
+      fmt::print(stderr, "\n");
+      print_error("roster-info bench", roster::error(errc::io,
+                                                     "cannot write the chart to '" + o.svg + "': " +
+                                                         std::strerror(why != 0 ? why : EIO),
+                                                     "name a file in a writable folder with space left"));
       status = output_failed;
     } else {
       fmt::print("wrote the chart to {}\n", o.svg);

@@ -88,6 +88,9 @@ nlohmann::json render_json(const report& r);
 /// Returns an error as JSON {code, message, what, fix}.
 nlohmann::json error_json(const roster::error& e);
 
+/// Prints an error to stderr as "CONTEXT: WHAT" and "Fix: FIX" lines, from its parts.
+void print_error(std::string_view context, const roster::error& e);
+
 /// What `roster-info bench` measures.
 struct bench_options {
   std::vector<std::string> adapters;   ///< specs; empty: every selected adapter

@@ -2,8 +2,11 @@
 
 #include "info.hpp"
 
+#include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/plugins.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/ranking.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -35,7 +38,7 @@ report gather() {
   r.version = ROSTER_INFO_VERSION;
   // First: the first collection of the backend inventory happens here.
   r.inventory = inventory_info<backend_registration>();
-  if (const char* sel = std::getenv("ROSTER_DEVICE_SELECTOR")) r.selector = sel;
+  if (const auto sel = detail::env_text(detail::env_device_selector)) r.selector = std::string(*sel);
 
   auto selector = selector_from_env();
   if (!selector) r.warnings.push_back(selector.error());
@@ -73,7 +76,7 @@ report gather() {
         r.adapters.push_back(std::move(ar));
       }
       if (b.dispatches) {
-        auto d = open_adapter(*b.registration, 0);
+        auto d = acquire(std::string(b.id()) + ":0", acquire_options{.use_tuning = false, .wrap = false});
         if (d) row.opened = true;
         else row.error = d.error();
       }
@@ -260,6 +263,10 @@ nlohmann::json error_json(const roster::error& e) {
           {"message", e.message()},
           {"what", std::string(e.what())},
           {"fix", std::string(e.fix())}};
+}
+
+void print_error(std::string_view context, const roster::error& e) {
+  fmt::print(stderr, "{}{}{}\nFix: {}\n", context, context.empty() ? "" : ": ", e.what(), e.fix());
 }
 
 nlohmann::json render_json(const report& r) {

@@ -1,46 +1,9 @@
 #pragma once
-// Private: spec parsing, wrappers and the router.
+// Private: acquire, its wrappers and the router.
 
 #include <roster/acquire.hpp>
 
-#include <cctype>
-
 namespace roster {
-
-// Declared in tuning.hpp, which is included at the end of this file: tuning.hpp
-// includes acquire.hpp through circuits.hpp, so including it first would cycle.
-[[nodiscard]] ROSTER_API ROSTER_INLINE bool prefer_split_for(const adapter_info& a);
-
-ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text) {
-  const std::string shown(text);
-  auto bad = [&](std::string_view why) {
-    return make_error(errc::invalid_argument, "device spec '" + shown + "': " + std::string(why),
-                      "write a spec as TYPE or TYPE:ORDINAL, e.g. 'cpu', 'cuda:1', 'vulkan:0'");
-  };
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
-  if (text.empty()) return bad("the spec is empty");
-  device_spec spec;
-  auto colon = text.find(':');
-  std::string_view type = text.substr(0, colon);
-  if (type.empty()) return bad("the type before ':' is missing");
-  for (char c : type) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
-      return bad("the type may hold only letters, digits, '_' and '-'");
-    spec.backend.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  if (colon == std::string_view::npos) return spec;
-  std::string_view ord = text.substr(colon + 1);
-  if (ord.empty()) return bad("the ordinal after ':' is missing");
-  std::uint64_t value = 0;
-  for (char c : ord) {
-    if (c < '0' || c > '9') return bad("the ordinal must be a non-negative whole number");
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > 0x7fffffffu) return bad("the ordinal is larger than 2^31 - 1");
-  }
-  spec.ordinal = static_cast<std::uint32_t>(value);
-  return spec;
-}
 
 ROSTER_INLINE std::string known_backends() {
   backends_in_use pin;
@@ -53,7 +16,7 @@ ROSTER_INLINE std::string known_backends() {
 }
 
 ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, const acquire_options& options) {
-  if (d == nullptr) return d;
+  if (d == nullptr || !options.wrap) return d;
   if (!d->caps().native_grid_sync || options.force_split || (options.use_tuning && prefer_split_for(d->adapter())))
     d = std::make_unique<grid_sync_split<device>>(std::move(d));
   return d;
@@ -73,7 +36,7 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
   // open, silently; refuse and name both.
   if (auto conflict = detail::backend_conflict(spec->backend))
     return std::move(*conflict).prepend("device spec '" + std::string(text) + "'");
-  auto d = open_adapter(*backend, spec->ordinal);
+  auto d = detail::open_adapter(*backend, spec->ordinal);
   if (!d) return std::move(d).error();
   return apply_wrappers(std::move(*d), options);
 }
@@ -100,7 +63,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
       out.passed.push_back({id, "does not support " + missing});
       continue;
     }
-    auto d = open_adapter(*b.registration, 0);
+    auto d = acquire(id + ":0");
     if (!d) {
       out.passed.push_back({id, d.error().message()});
       continue;
@@ -109,7 +72,7 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
       out.passed.push_back({id, "its device has no double support"});
       continue;
     }
-    out.device = apply_wrappers(std::move(*d));
+    out.device = std::move(*d);
     out.backend = id;
     return out;
   }
@@ -121,5 +84,3 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
 }
 
 }  // namespace roster
-
-#include <roster/tuning.hpp>

@@ -3,10 +3,10 @@
 
 #include <roster/backend.hpp>
 #include <roster/plugins.hpp>
+#include <roster/detail/text.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -136,7 +136,7 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
   return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
 }
 
-ROSTER_INLINE expected<void> device::dispatch(const program& p) {
+ROSTER_INLINE expected<void> device::check_program(const program& p) const {
   if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
   const device_caps c = caps();
   for (const auto& s : p.steps()) {
@@ -151,23 +151,16 @@ ROSTER_INLINE expected<void> device::dispatch(const program& p) {
   if (p.type() == element_type::f64 && !c.f64)
     return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
                       "use float buffers on this device");
+  return {};
+}
+
+ROSTER_INLINE expected<void> device::dispatch(const program& p) {
+  if (auto ok = check_program(p); !ok) return ok;
   return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
-  if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
-  for (const auto& s : p.steps()) {
-    if (!caps().ops.contains(s.op))
-      return make_error(errc::unsupported,
-                        adapter().spec() + ": dispatch: this device does not run " + std::string(to_string(s.op)),
-                        "route the program with roster::acquire_preferred(program), or remove the step");
-    const buffer* bufs[3] = {&s.out, &s.in1, &s.in2};
-    for (int b = 0; b < buffers_of(s.op); ++b)
-      if (auto ok = check_buffer(*bufs[b], "dispatch"); !ok) return std::move(ok).error();
-  }
-  if (p.type() == element_type::f64 && !caps().f64)
-    return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
-                      "use float buffers on this device");
+  if (auto ok = check_program(p); !ok) return std::move(ok).error();
   return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
 }
 
@@ -178,16 +171,6 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(st
   if (auto ok = synchronize(); !ok) return std::move(ok).error();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
 }
-
-namespace detail {
-inline bool iequal(std::string_view a, std::string_view b) noexcept {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
-}  // namespace detail
 
 namespace detail {
 // Backends registered at run time (roster::register_factory, device.hpp): an
@@ -253,8 +236,8 @@ ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noex
   return nullptr;
 }
 
-ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(const backend_registration& backend,
-                                                             std::uint32_t ordinal) noexcept {
+ROSTER_INLINE expected<std::unique_ptr<device>> detail::open_adapter(const backend_registration& backend,
+                                                                     std::uint32_t ordinal) noexcept {
   backends_in_use pin;
   const std::string spec = std::string(backend.id) + ":" + std::to_string(ordinal);
   try {

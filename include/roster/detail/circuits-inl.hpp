@@ -5,12 +5,11 @@
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/select-inl.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -40,15 +39,9 @@ ROSTER_API ROSTER_INLINE circuits_state& the_circuits_state() noexcept {
   return s;
 }
 
-inline bool trace_enabled() noexcept {
-  const char* v = std::getenv("ROSTER_TRACE");
-  return v != nullptr && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');
-}
-
 // Appends lines to the trace (replacing it when `fresh`), printing them when ROSTER_TRACE is set.
 inline void add_trace(std::vector<std::string> lines, bool fresh) {
-  if (trace_enabled())
-    for (const auto& l : lines) std::fprintf(stderr, "roster: %s\n", l.c_str());
+  for (const auto& l : lines) trace(l);
   auto& s = the_circuits_state();
   std::lock_guard lock(s.mutex);
   if (fresh) s.trace.clear();
@@ -355,8 +348,8 @@ ROSTER_INLINE device* try_auxiliary_device() noexcept {
 
 ROSTER_INLINE expected<device*> default_device() noexcept {
   try {
-    if (const char* v = std::getenv("ROSTER_DEVICE"); v != nullptr && !detail::trim_spaces(v).empty()) {
-      auto d = get_device(v);
+    if (const auto v = detail::env_nonblank(detail::env_device)) {
+      auto d = get_device(*v);
       if (!d) return std::move(d).error().prepend("ROSTER_DEVICE");
       return d;
     }

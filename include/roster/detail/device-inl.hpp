@@ -287,12 +287,6 @@ ROSTER_INLINE void rescan() noexcept {
   detail::scan_generation().fetch_add(1, std::memory_order_acq_rel);
 }
 
-ROSTER_INLINE expected<std::string> normalize_spec(std::string_view spec) {
-  auto parsed = parse_spec(spec);
-  if (!parsed) return std::move(parsed).error();
-  return parsed->str();
-}
-
 ROSTER_INLINE expected<void> register_factory(std::string_view type_name, factory_fn factory,
                                               enumerator_fn enumerator, int rank) noexcept {
   try {

@@ -7,6 +7,7 @@
 #include <roster/detail/plugin_hub.hpp>
 #include <roster/detail/plugin_check-inl.hpp>
 #include <roster/detail/plugin_refusals-inl.hpp>
+#include <roster/detail/env.hpp>
 
 #include <dlfcn.h>
 
@@ -134,9 +135,9 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folder
 }
 
 ROSTER_INLINE expected<std::vector<plugin>> load_plugins() {
-  const char* path = std::getenv("ROSTER_PLUGIN_PATH");
-  if (path == nullptr || *path == '\0') return std::vector<plugin>{};
-  auto r = load_plugins(path);
+  const auto path = detail::env_text(detail::env_plugin_path);
+  if (!path || path->empty()) return std::vector<plugin>{};
+  auto r = load_plugins(*path);
   if (!r) return std::move(r).error().prepend("ROSTER_PLUGIN_PATH");
   return r;
 }

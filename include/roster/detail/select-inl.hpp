@@ -4,30 +4,11 @@
 #include <roster/select.hpp>
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
 
 namespace roster {
 namespace detail {
-
-inline std::string_view trim_spaces(std::string_view s) noexcept {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
-
-inline std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-inline bool is_hex(char c) noexcept {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 
 inline bool type_word_matches(std::string_view word, device_type t) noexcept {
   if (word == "gpu")
@@ -53,7 +34,7 @@ inline constexpr std::string_view selector_fix =
 }  // namespace detail
 
 ROSTER_INLINE std::string normalize_pci(std::string_view address) {
-  std::string a = detail::lower(detail::trim_spaces(address));
+  std::string a = detail::lower(detail::trim(address));
   if (a.empty()) return a;
   const auto colons = std::count(a.begin(), a.end(), ':');
   if (colons == 1) a.insert(0, "0000:");
@@ -108,7 +89,7 @@ ROSTER_INLINE selector_verdict selector::judge(const adapter_info& a) const {
 
 ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
   selector out;
-  if (detail::trim_spaces(text).empty()) return out;
+  if (detail::trim(text).empty()) return out;
   auto bad = [&](std::string_view term, std::string_view why) {
     return make_error(errc::invalid_argument,
                       "device selector '" + std::string(text) + "': term '" + std::string(term) + "' " +
@@ -119,13 +100,13 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
   while (true) {
     const std::size_t end = text.find(';', start);
     const std::string_view raw = text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    std::string_view term = detail::trim_spaces(raw);
+    std::string_view term = detail::trim(raw);
     selector_term t;
     t.text = std::string(term);
     if (term.empty()) return bad(term, "is empty (two ';' in a row, or one at an end)");
     if (term.front() == '!') {
       t.exclude = true;
-      term = detail::trim_spaces(term.substr(1));
+      term = detail::trim(term.substr(1));
     }
     std::string_view what;
     if (detail::lower(term.substr(0, 4)) == "pci=") {
@@ -134,12 +115,12 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
     } else {
       const std::size_t colon = term.find(':');
       if (colon == std::string_view::npos) return bad(t.text, "has no ':' between backend and what, e.g. 'cuda:*'");
-      const std::string_view backend = detail::trim_spaces(term.substr(0, colon));
-      what = detail::trim_spaces(term.substr(colon + 1));
+      const std::string_view backend = detail::trim(term.substr(0, colon));
+      what = detail::trim(term.substr(colon + 1));
       if (backend.empty()) return bad(t.text, "names no backend before ':' (use '*' for every backend)");
       if (backend != "*")
         for (char c : backend)
-          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
+          if (!detail::is_name_char(c))
             return bad(t.text, "has a backend name with a character other than letters, digits, '_' and '-'");
       t.backend = detail::lower(backend);
     }
@@ -149,7 +130,7 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
     if (w == "*") {
       t.what = selector_what::any;
     } else if (w.starts_with("pci=")) {
-      std::string_view addr = detail::trim_spaces(std::string_view(w).substr(4));
+      std::string_view addr = detail::trim(std::string_view(w).substr(4));
       if (addr.empty()) return bad(t.text, "has an empty PCI address after 'pci='");
       for (char c : addr)
         if (!detail::is_hex(c) && c != ':' && c != '.')
@@ -198,9 +179,9 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
 }
 
 ROSTER_INLINE expected<selector> selector_from_env() {
-  const char* v = std::getenv("ROSTER_DEVICE_SELECTOR");
-  if (v == nullptr) return selector{};
-  auto s = parse_selector(v);
+  const auto v = detail::env_text(detail::env_device_selector);
+  if (!v) return selector{};
+  auto s = parse_selector(*v);
   if (!s) return std::move(s).error().prepend("ROSTER_DEVICE_SELECTOR");
   return s;
 }
@@ -217,31 +198,25 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
       {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
       {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},
   };
-  auto parse = [](const char* name, const char* text) -> expected<int> {
-    std::string_view s = detail::trim_spaces(text);
-    std::int64_t v = 0;
-    bool ok = !s.empty() && s.size() <= 9;
-    for (char c : s) {
-      if (c < '0' || c > '9') ok = false;
-      if (!ok) break;  // past 18 digits, v would overflow (undefined behaviour)
-      v = v * 10 + (c - '0');
-    }
-    if (!ok)
+  auto parse = [](const char* name, std::string_view text) -> expected<int> {
+    const std::string_view s = detail::trim(text);
+    const auto v = s.size() <= 9 ? detail::parse_uint(s, 999'999'999) : std::nullopt;
+    if (!v)
       return make_error(errc::invalid_argument,
                         std::string(name) + "='" + std::string(text) + "' is not a whole number",
                         "set " + std::string(name) + " to this rank's local index (the MPI launcher does), or unset it");
-    return static_cast<int>(v);
+    return static_cast<int>(*v);
   };
   for (const auto& p : vars) {
-    const char* r = std::getenv(p.rank);
-    if (r == nullptr) continue;
-    auto rank = parse(p.rank, r);
+    const auto r = detail::env_text(p.rank);
+    if (!r) continue;
+    auto rank = parse(p.rank, *r);
     if (!rank) return std::move(rank).error();
     local_rank_info info;
     info.rank = *rank;
     info.rank_variable = p.rank;
-    if (const char* s = std::getenv(p.size); s != nullptr) {
-      auto size = parse(p.size, s);
+    if (const auto s = detail::env_text(p.size)) {
+      auto size = parse(p.size, *s);
       if (!size) return std::move(size).error();
       info.size = *size;
       info.size_variable = p.size;

@@ -1,0 +1,249 @@
+#pragma once
+// Private: a small JSON reader and writer, for the tuning file.
+//
+// Dependency-free on purpose, not nlohmann-json: the core is headers plus one
+// library with no dependency, and a header-only user or an installed package
+// would otherwise need nlohmann-json on its include path (and its 25,000
+// lines in every unit that includes roster header-only) for one small file.
+// The reader is short, RFC 8259 complete, depth bounded, and fuzzed
+// (fuzz/tuning.cpp).
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+namespace roster::detail {
+
+// This reader takes any JSON text (RFC 8259) up to a nesting depth of 32 and
+// rejects everything else, including trailing bytes.
+struct json_value {
+  enum class kind : std::uint8_t { null, boolean, number, string, array, object };
+  kind k = kind::null;
+  bool b = false;
+  double n = 0.0;
+  std::string s;
+  std::vector<json_value> items;   // array elements, or object values
+  std::vector<std::string> keys;   // object keys, parallel to items
+
+  const json_value* get(std::string_view key) const noexcept {
+    if (k != kind::object) return nullptr;
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      if (keys[i] == key) return &items[i];
+    return nullptr;
+  }
+};
+
+class json_reader {
+ public:
+  explicit json_reader(std::string_view text) : t_(text) {}
+  // Parses the whole text; on failure returns false and sets where().
+  bool parse(json_value& out) {
+    skip();
+    if (!value(out, 0)) return false;
+    skip();
+    if (p_ != t_.size()) return fail("unexpected bytes after the end of the JSON value");
+    return true;
+  }
+  std::size_t where() const noexcept { return p_; }
+  const std::string& why() const noexcept { return why_; }
+
+ private:
+  bool fail(const char* why) {
+    if (why_.empty()) why_ = why;
+    return false;
+  }
+  void skip() {
+    while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r')) ++p_;
+  }
+  bool literal(std::string_view w) {
+    if (t_.substr(p_, w.size()) != w) return fail("unknown literal");
+    p_ += w.size();
+    return true;
+  }
+  bool value(json_value& v, int depth) {
+    if (depth > 32) return fail("nesting deeper than 32");
+    if (p_ >= t_.size()) return fail("the file ends in the middle of a value (truncated?)");
+    const char c = t_[p_];
+    if (c == '{') return object(v, depth);
+    if (c == '[') return array(v, depth);
+    if (c == '"') {
+      v.k = json_value::kind::string;
+      return string(v.s);
+    }
+    if (c == 't') { v.k = json_value::kind::boolean; v.b = true; return literal("true"); }
+    if (c == 'f') { v.k = json_value::kind::boolean; v.b = false; return literal("false"); }
+    if (c == 'n') { v.k = json_value::kind::null; return literal("null"); }
+    return number(v);
+  }
+  bool number(json_value& v) {
+    const std::size_t b = p_;
+    if (p_ < t_.size() && t_[p_] == '-') ++p_;
+    auto digits = [&] {
+      std::size_t d = p_;
+      while (p_ < t_.size() && t_[p_] >= '0' && t_[p_] <= '9') ++p_;
+      return p_ > d;
+    };
+    if (!digits()) return fail("expected a value");
+    if (p_ < t_.size() && t_[p_] == '.' && (++p_, !digits())) return fail("a number has no digits after '.'");
+    if (p_ < t_.size() && (t_[p_] == 'e' || t_[p_] == 'E')) {
+      ++p_;
+      if (p_ < t_.size() && (t_[p_] == '+' || t_[p_] == '-')) ++p_;
+      if (!digits()) return fail("a number has no exponent digits");
+    }
+    // from_chars, not strtod: it ignores the locale (a "," decimal point would
+    // misread every figure) and the grammar above is a subset of its own.
+    v.k = json_value::kind::number;
+    auto r = std::from_chars(t_.data() + b, t_.data() + p_, v.n);
+    if (r.ec != std::errc() || r.ptr != t_.data() + p_ || !std::isfinite(v.n))
+      return fail("a number is out of range");
+    return true;
+  }
+  bool hex4(unsigned& u) {
+    if (p_ + 4 > t_.size()) return fail("a \\u escape is cut short");
+    u = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char h = t_[p_++];
+      u <<= 4;
+      if (h >= '0' && h <= '9') u |= static_cast<unsigned>(h - '0');
+      else if (h >= 'a' && h <= 'f') u |= static_cast<unsigned>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F') u |= static_cast<unsigned>(h - 'A' + 10);
+      else return fail("a \\u escape holds a non-hex digit");
+    }
+    return true;
+  }
+  static void utf8(std::string& out, unsigned u) {
+    if (u < 0x80) {
+      out += static_cast<char>(u);
+    } else if (u < 0x800) {
+      out += static_cast<char>(0xc0 | (u >> 6));
+      out += static_cast<char>(0x80 | (u & 0x3f));
+    } else if (u < 0x10000) {
+      out += static_cast<char>(0xe0 | (u >> 12));
+      out += static_cast<char>(0x80 | ((u >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (u & 0x3f));
+    } else {
+      out += static_cast<char>(0xf0 | (u >> 18));
+      out += static_cast<char>(0x80 | ((u >> 12) & 0x3f));
+      out += static_cast<char>(0x80 | ((u >> 6) & 0x3f));
+      out += static_cast<char>(0x80 | (u & 0x3f));
+    }
+  }
+  bool string(std::string& out) {
+    ++p_;  // the opening quote
+    while (true) {
+      if (p_ >= t_.size()) return fail("the file ends inside a string (truncated?)");
+      const char c = t_[p_++];
+      if (c == '"') return true;
+      if (static_cast<unsigned char>(c) < 0x20) return fail("a control character inside a string");
+      if (c != '\\') {
+        out += c;
+        continue;
+      }
+      if (p_ >= t_.size()) return fail("the file ends inside a string (truncated?)");
+      const char e = t_[p_++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          unsigned u = 0;
+          if (!hex4(u)) return false;
+          if (u >= 0xd800 && u < 0xdc00) {
+            unsigned lo = 0;
+            if (t_.substr(p_, 2) != "\\u") return fail("a lone UTF-16 surrogate");
+            p_ += 2;
+            if (!hex4(lo) || lo < 0xdc00 || lo >= 0xe000) return fail("a lone UTF-16 surrogate");
+            u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+          }
+          utf8(out, u);
+          break;
+        }
+        default: return fail("an unknown escape inside a string");
+      }
+    }
+  }
+  bool array(json_value& v, int depth) {
+    v.k = json_value::kind::array;
+    ++p_;
+    skip();
+    if (p_ < t_.size() && t_[p_] == ']') return ++p_, true;
+    while (true) {
+      v.items.emplace_back();
+      skip();
+      if (!value(v.items.back(), depth + 1)) return false;
+      skip();
+      if (p_ >= t_.size()) return fail("the file ends inside an array (truncated?)");
+      if (t_[p_] == ']') return ++p_, true;
+      if (t_[p_] != ',') return fail("expected ',' or ']' in an array");
+      ++p_;
+    }
+  }
+  bool object(json_value& v, int depth) {
+    v.k = json_value::kind::object;
+    ++p_;
+    skip();
+    if (p_ < t_.size() && t_[p_] == '}') return ++p_, true;
+    while (true) {
+      skip();
+      if (p_ >= t_.size()) return fail("the file ends inside an object (truncated?)");
+      if (t_[p_] != '"') return fail("expected a quoted key in an object");
+      v.keys.emplace_back();
+      if (!string(v.keys.back())) return false;
+      skip();
+      if (p_ >= t_.size() || t_[p_] != ':') return fail("expected ':' after a key");
+      ++p_;
+      skip();
+      v.items.emplace_back();
+      if (!value(v.items.back(), depth + 1)) return false;
+      skip();
+      if (p_ >= t_.size()) return fail("the file ends inside an object (truncated?)");
+      if (t_[p_] == '}') return ++p_, true;
+      if (t_[p_] != ',') return fail("expected ',' or '}' in an object");
+      ++p_;
+    }
+  }
+
+  std::string_view t_;
+  std::size_t p_ = 0;
+  std::string why_;
+};
+
+inline void json_quote(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+inline void json_number(std::string& out, double x) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back as x
+  out.append(buf, r.ptr);
+}
+
+}  // namespace roster::detail
