@@ -4,7 +4,9 @@
 
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
+#include <roster/detail/gpu_list.hpp>
 #include <roster/detail/select-inl.hpp>
+#include <roster/detail/vendor_masks.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -122,7 +124,8 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     provider = s.provider;
   }
 
-  std::vector<candidate> kept;
+  // Every backend's adapters first: the vendor masks are resolved against all of them.
+  std::vector<std::pair<adapter_info, int>> listed;
   backends_in_use pin;
   for (const auto& b : registered_backends()) {
     auto list = enumerate_adapters(*b.registration);
@@ -135,12 +138,29 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (list->empty()) lines.push_back("backend " + std::string(b.id()) + ": no adapters");
     for (auto& a : *list) {
       if (a.backend.empty()) a.backend = std::string(b.id());
-      auto v = sel->judge(a);
-      lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
-      if (!v.kept) continue;
-      kept.push_back(candidate{std::move(a), v.order, b.rank, {}});
-      kept.back().pci = normalize_pci(kept.back().adapter.pci_address);
+      listed.emplace_back(std::move(a), b.rank);
     }
+  }
+  std::vector<adapter_info> all;
+  all.reserve(listed.size());
+  for (const auto& l : listed) all.push_back(l.first);
+  const auto masks = vendor_masks::resolve([](const char* name) { return std::getenv(name); }, all, &machine_gpus);
+  for (const auto& m : masks.masks())
+    lines.push_back("vendor mask: " + m.variable + "='" + m.value + "' (" + std::to_string(m.entries.size()) +
+                    " entries)");
+  for (const auto& note : masks.notes()) lines.push_back("vendor mask: " + note);
+
+  std::vector<candidate> kept;
+  for (auto& [a, rank] : listed) {
+    if (auto mv = masks.judge(a); mv && !mv->kept) {
+      lines.push_back("dropped " + describe(a) + ": " + mv->reason);
+      continue;
+    }
+    auto v = sel->judge(a);
+    lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
+    if (!v.kept) continue;
+    kept.push_back(candidate{std::move(a), v.order, rank, {}});
+    kept.back().pci = normalize_pci(kept.back().adapter.pci_address);
   }
   // Backends come in rank order; the selector's order comes first.
   std::stable_sort(kept.begin(), kept.end(),
@@ -382,6 +402,20 @@ ROSTER_INLINE std::vector<std::string> trace_lines() {
   return s.trace;
 }
 
+namespace detail {
+// Whether the selector asks for the host CPU by name: an include term for its
+// backend or for the type cpu (a wildcard like `*:*` does not).
+inline bool selector_asks_for(const circuit& c) {
+  auto sel = selector_from_env();
+  if (!sel) return false;
+  for (const auto& t : sel->terms)
+    if (!t.exclude && t.matches(c.adapter) &&
+        (t.backend != "*" || (t.what == selector_what::type && t.type == "cpu")))
+      return true;
+  return false;
+}
+}  // namespace detail
+
 ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
   try {
     auto list = circuits();
@@ -394,26 +428,40 @@ ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
     if (!launcher) return std::move(launcher).error();
     rank_binding b;
     b.launcher = *launcher;
-    const std::size_t n = list->size();
+    // Ranks go round-robin over the GPU circuits in circuit order; the CPU
+    // circuit takes ranks only when no GPU is visible or the selector names it.
+    std::vector<const circuit*> pool;
+    for (const auto& c : *list)
+      if (c.type() != device_type::cpu || detail::selector_asks_for(c)) pool.push_back(&c);
+    if (pool.empty())
+      for (const auto& c : *list) pool.push_back(&c);
+    const std::size_t n = pool.size();
     const std::size_t r = b.launcher ? static_cast<std::size_t>(b.launcher->rank) : 0;
-    b.circuit = &(*list)[r % n];
+    b.circuit = pool[r % n];
     std::string line = "rank binding: ";
     if (b.launcher)
       line += "local rank " + std::to_string(r) + " (" + b.launcher->rank_variable + ") of " +
               (b.launcher->size > 0 ? std::to_string(b.launcher->size) : std::string("an unknown number")) + " -> ";
     else
       line += "no MPI launcher -> ";
-    line += detail::describe(*b.circuit);
+    line += detail::describe(*b.circuit) + " (" + std::to_string(r % n + 1) + " of " + std::to_string(n) +
+            (n == list->size() ? " circuits)" : " GPU circuits)");
     detail::add_trace_line(line);
-    if (b.launcher && static_cast<std::size_t>(b.launcher->size) > n) {
-      std::string sharing;
-      std::size_t count = 0;
-      for (std::size_t other = r % n; other < static_cast<std::size_t>(b.launcher->size); other += n, ++count)
-        sharing += (sharing.empty() ? "" : ", ") + std::to_string(other);
+    const std::size_t size = b.launcher ? static_cast<std::size_t>(b.launcher->size) : 0;
+    if (size > n) {
+      // Bounded whatever the launcher says: counts, and at most a few ranks.
+      constexpr std::size_t shown = 4;
+      const std::size_t first = r % n;
+      const std::size_t sharing = (size - first + n - 1) / n;
+      std::string ranks;
+      std::size_t listed = 0;
+      for (std::size_t other = first; other < size && listed < shown; other += n, ++listed)
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(other);
+      if (sharing > listed) ranks += ", ... (" + std::to_string(sharing - listed) + " more)";
       const bool gpu = b.circuit->type() != device_type::cpu;
-      b.warning = std::to_string(b.launcher->size) + " local ranks on " + std::to_string(n) +
-                  " circuits: local ranks " + sharing + " share " + (gpu ? "one GPU, " : "one device, ") +
-                  detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]";
+      b.warning = std::to_string(size) + " local ranks on " + std::to_string(n) + (gpu ? " GPU circuits: " : " circuits: ") +
+                  std::to_string(sharing) + " share " + (gpu ? "one GPU, " : "one device, ") +
+                  detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]: local ranks " + ranks;
       detail::add_trace_line("rank binding: warning: " + b.warning);
     }
     return b;

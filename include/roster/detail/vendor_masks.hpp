@@ -181,6 +181,14 @@ class vendor_masks {
   /// against the adapters every backend reported and the machine's GPU list.
   static vendor_masks resolve(const std::function<const char*(const char*)>& getenv_fn,
                               std::span<const adapter_info> adapters, const physical_gpus& machine) {
+    return resolve(getenv_fn, adapters, [&machine] { return machine; });
+  }
+
+  /// As above, asking list_machine() for the machine's GPU list only when a
+  /// mask is set that no backend's API applied.
+  static vendor_masks resolve(const std::function<const char*(const char*)>& getenv_fn,
+                              std::span<const adapter_info> adapters,
+                              const std::function<physical_gpus()>& list_machine) {
     vendor_masks out;
     struct variable {
       const char* name;
@@ -195,6 +203,11 @@ class vendor_masks {
     for (const auto& v : vars)
       if (const char* value = getenv_fn(v.name)) out.masks_.push_back(parse_mask(v.name, value, v.vendor));
     if (out.masks_.empty()) return out;
+    std::optional<physical_gpus> listed;
+    auto machine_list = [&]() -> const physical_gpus& {
+      if (!listed) listed = list_machine();
+      return *listed;
+    };
     const char* order = getenv_fn("CUDA_DEVICE_ORDER");
     const bool pci_order = order != nullptr && mask_lower(mask_trim(order)) == "pci_bus_id";
 
@@ -217,6 +230,7 @@ class vendor_masks {
         continue;
       }
       // Else the machine's list, in the runtime's order.
+      const physical_gpus& machine = machine_list();
       std::vector<const physical_gpu*> list;
       if (m.variable == "HIP_VISIBLE_DEVICES" && rocr_set) {
         list = rocr_left;
