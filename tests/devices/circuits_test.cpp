@@ -31,6 +31,7 @@ class circuits : public ::testing::Test {
     unsetenv("ROSTER_DEVICE_SELECTOR");
     unsetenv("ROSTER_DEVICE");
     unsetenv("ROSTER_TRACE");
+    unsetenv("ROSTER_REQUIRE");
     roster::set_score_provider({});
     set_adapters<0>({});
     set_adapters<1>({});
@@ -599,6 +600,30 @@ TEST_F(circuits, a_vendor_mask_hides_a_gpu_from_every_backend) {
   cs = scan();
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].type(), device_type::cpu);
+}
+
+
+TEST_F(circuits, a_requirement_keeps_only_devices_that_satisfy_it) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto i0 = make_adapter(backend_b, device_type::integrated_gpu, 3, "0000:00:02.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({g0});
+  set_adapters<1>({i0});
+  set_adapters<2>({cpu});
+  setenv("ROSTER_REQUIRE", "gpu", 1);
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_NE(cs[0].type(), device_type::cpu);
+  EXPECT_NE(cs[1].type(), device_type::cpu);
+  setenv("ROSTER_REQUIRE", "discrete", 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), g0.spec());
+  setenv("ROSTER_REQUIRE", (std::string(backend_b) + ",gpu").c_str(), 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), i0.spec());
+  EXPECT_TRUE(traced("requirement: ROSTER_REQUIRE="));
 }
 
 }  // namespace

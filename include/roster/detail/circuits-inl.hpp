@@ -5,6 +5,7 @@
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
 #include <roster/detail/gpu_list.hpp>
+#include <roster/detail/requirement.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/vendor_masks.hpp>
 
@@ -112,6 +113,14 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     add_trace(std::move(lines), true);
     return snap.release();
   }
+  auto req = requirement_from_env();
+  if (!req) {
+    lines.push_back("requirement: " + req.error().message());
+    snap->failure = req.error();
+    add_trace(std::move(lines), true);
+    return snap.release();
+  }
+  if (*req) lines.push_back("requirement: ROSTER_REQUIRE='" + (*req)->text + "' (strict: no host CPU fallback)");
   if (!sel->empty()) {
     std::string terms;
     for (const auto& t : sel->terms) terms += (terms.empty() ? "'" : ", '") + t.text + "'";
@@ -155,6 +164,12 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (auto mv = masks.judge(a); mv && !mv->kept) {
       lines.push_back("dropped " + describe(a) + ": " + mv->reason);
       continue;
+    }
+    if (*req) {
+      if (auto why = (*req)->shortfall(a); !why.empty()) {
+        lines.push_back("dropped " + describe(a) + ": " + why);
+        continue;
+      }
     }
     auto v = sel->judge(a);
     lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
@@ -278,6 +293,10 @@ inline device* open_host_cpu(std::string_view role, std::span<const circuit> lis
     if (c.type() != device_type::cpu || &c == tried_a || &c == tried_b) continue;
     if (auto* d = open_for(&c, role)) return d;
   }
+  if (auto req = requirement_from_env(); !req || *req) {
+    add_trace_line(std::string(role) + ": no fallback to the host CPU by spec (ROSTER_REQUIRE is set)");
+    return nullptr;
+  }
   if (find_backend("cpu") != nullptr) {
     auto d = get_device("cpu");
     if (d) {
@@ -378,6 +397,8 @@ ROSTER_INLINE expected<device*> default_device() noexcept {
     }
     auto list = circuits();
     if (!list) return std::move(list).error();
+    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
+      return detail::requirement_unmet(**req, "default device");
     if (list->empty())
       return make_error(errc::not_found, "default device: no circuit (no adapter was kept)",
                         "link a backend (the CPU backend opens everywhere), relax ROSTER_DEVICE_SELECTOR, or set "
@@ -420,6 +441,8 @@ ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
   try {
     auto list = circuits();
     if (!list) return std::move(list).error();
+    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
+      return detail::requirement_unmet(**req, "bind_rank");
     if (list->empty())
       return make_error(errc::not_found, "bind_rank: no circuit to bind to (no adapter was kept)",
                         "link a backend, or relax ROSTER_DEVICE_SELECTOR; ROSTER_TRACE=1 shows why each adapter "
