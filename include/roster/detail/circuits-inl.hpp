@@ -4,6 +4,7 @@
 
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
+#include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/gpu_list.hpp>
 #include <roster/detail/requirement.hpp>
 #include <roster/detail/select-inl.hpp>
@@ -437,7 +438,7 @@ inline bool selector_asks_for(const circuit& c) {
 }
 }  // namespace detail
 
-ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
+ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noexcept {
   try {
     auto list = circuits();
     if (!list) return std::move(list).error();
@@ -487,10 +488,31 @@ ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
                   detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]: local ranks " + ranks;
       detail::add_trace_line("rank binding: warning: " + b.warning);
     }
+    b.sharing = size > n ? (size - r % n + n - 1) / n : 1;
+    // The CPUs: local to the device (its preferred adapter's PCI function, else an alternate's).
+    detail::cpu_locality local = detail::read_cpu_locality(normalize_pci(b.circuit->adapter.pci_address));
+    for (const auto& alt : b.circuit->alternates)
+      if (local.cpus.empty()) local = detail::read_cpu_locality(normalize_pci(alt.pci_address));
+    auto choice = detail::choose_cpus(local, detail::allowed_cpus(), r / n, b.sharing);
+    b.cpus = std::move(choice.cpus);
+    b.numa_node = local.numa_node;
+    b.cpu_reason = std::move(choice.reason);
+    const char* env_pin = std::getenv("ROSTER_BIND_CPUS");
+    const bool pin = options.pin_cpus || (env_pin != nullptr && env_pin[0] == '1' && env_pin[1] == '\0');
+    if (pin) {
+      b.pinned = detail::pin_to(b.cpus);
+      if (!b.pinned) b.cpu_reason += "; pinning failed (sched_setaffinity refused these CPUs)";
+    }
+    detail::add_trace_line("rank binding: cpus " + b.cpuset() + (b.pinned ? " (pinned)" : " (not pinned)") + ": " +
+                           b.cpu_reason);
     return b;
   } catch (...) {
     return make_error(errc::out_of_memory, "bind_rank: out of memory", "check the memory available to the process");
   }
 }
+
+ROSTER_INLINE std::string rank_binding::cpuset() const { return detail::format_cpu_list(cpus); }
+
+ROSTER_INLINE expected<rank_binding> bind_rank() noexcept { return bind_rank(bind_options{}); }
 
 }  // namespace roster

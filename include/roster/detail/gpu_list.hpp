@@ -14,11 +14,19 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
 
 namespace roster::detail {
+
+/// Returns the sysfs root: ROSTER_SYSFS_ROOT, else "/sys". Tests and
+/// containers point it at a tree of their own, as HWLOC_FSROOT does for hwloc.
+inline std::string sysfs_root() {
+  const char* v = std::getenv("ROSTER_SYSFS_ROOT");
+  return v != nullptr && v[0] != '\0' ? std::string(v) : std::string("/sys");
+}
 
 // Reads at most 63 bytes of a small sysfs file; empty when it is missing, not
 // a regular file, or unreadable. O_NONBLOCK: a FIFO in a synthetic tree must
@@ -132,7 +140,7 @@ inline physical_gpus gpus_from_nvml() {
 /// Returns the machine's GPU list: NVML's NVIDIA GPUs plus sysfs for the other
 /// vendors, else sysfs alone.
 inline physical_gpus machine_gpus() {
-  physical_gpus sys = gpus_from_sysfs();
+  physical_gpus sys = gpus_from_sysfs(sysfs_root() + "/bus/pci/devices");
   physical_gpus nv = gpus_from_nvml();
   if (nv.source.empty()) return sys;
   for (auto& g : sys.gpus)
