@@ -9,13 +9,39 @@
 #include <roster/select.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roster {
+
+/// How busy a GPU is, read without creating a context (through NVML).
+struct device_occupancy {
+  /// Who may use the device (nvidia-smi -c).
+  enum class compute_mode : std::uint8_t { shared, exclusive_thread, prohibited, exclusive_process };
+  std::string source;                  ///< "NVML", or where a test's answers came from
+  std::uint64_t memory_total = 0;      ///< bytes
+  std::uint64_t memory_free = 0;       ///< bytes
+  compute_mode mode = compute_mode::shared;
+  bool mig_enabled = false;            ///< MIG mode on: work runs on its instances
+  std::vector<std::string> mig_uuids;  ///< the MIG instances' "MIG-..." UUIDs
+  std::vector<unsigned> pids;          ///< processes with a context on the device
+};
+
+/// Returns "shared", "exclusive-thread", "prohibited" or "exclusive-process".
+constexpr std::string_view to_string(device_occupancy::compute_mode m) noexcept {
+  switch (m) {
+    case device_occupancy::compute_mode::shared: return "shared";
+    case device_occupancy::compute_mode::exclusive_thread: return "exclusive-thread";
+    case device_occupancy::compute_mode::prohibited: return "prohibited";
+    case device_occupancy::compute_mode::exclusive_process: return "exclusive-process";
+  }
+  return "unknown";
+}
 
 /// One physical device, merged across the adapters that see it.
 struct circuit {
@@ -23,6 +49,7 @@ struct circuit {
   adapter_info adapter;                    ///< the preferred adapter (lowest selector term, then backend rank)
   std::vector<adapter_info> alternates;    ///< the other adapters of this device, in preference order
   std::optional<double> score;             ///< from the score provider, when it had a figure
+  std::optional<device_occupancy> occupancy; ///< memory, compute mode, MIG and processes, where NVML answers
   /// Returns the kind of device (the preferred adapter's type).
   [[nodiscard]] device_type type() const noexcept { return adapter.type; }
   /// Returns what identifies the device: its UUID, else its PCI address, else "host CPU" or its spec.
@@ -40,9 +67,13 @@ struct enumeration_failure {
 /// Returns the circuits, best first: the adapters of every registered backend
 /// that enumerates, filtered and ordered by ROSTER_DEVICE_SELECTOR, merged by
 /// device UUID, else by PCI address (never by vendor and device id), with
-/// every adapter of type cpu merged into one host-CPU circuit. Order: selector
-/// term, then discrete, integrated, virtual, other, cpu; then score (higher
-/// first, scored before unscored); then PCI address. Scanned once; the span
+/// every adapter of type cpu merged into one host-CPU circuit. Vendor masks
+/// (CUDA_VISIBLE_DEVICES and its kin) hide devices from every backend;
+/// ROSTER_REQUIRE drops adapters that fall short; a GPU whose compute mode is
+/// prohibited, or exclusive and held by another process, is left out (NVML).
+/// Order: selector term, then discrete, integrated, virtual, other, cpu; then
+/// score (higher first, scored before unscored); then idle before busy (other
+/// processes on it); then PCI address. Scanned once; the span
 /// stays valid for the process and its indices are stable until rescan().
 /// A malformed selector is an error.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::span<const circuit>> circuits() noexcept;

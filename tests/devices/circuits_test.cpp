@@ -4,9 +4,13 @@
 
 #include "test_backends.hpp"
 
+#include <roster/detail/occupancy.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <unistd.h>
 #include <cstdlib>
 
 namespace {
@@ -32,6 +36,9 @@ class circuits : public ::testing::Test {
     unsetenv("ROSTER_DEVICE");
     unsetenv("ROSTER_TRACE");
     unsetenv("ROSTER_REQUIRE");
+    // Recorded answers only: the test adapters share PCI addresses with real GPUs.
+    roster::detail::set_occupancy_source_for_testing(
+        [](const roster::adapter_info&) { return std::optional<roster::device_occupancy>{}; });
     roster::set_score_provider({});
     set_adapters<0>({});
     set_adapters<1>({});
@@ -624,6 +631,78 @@ TEST_F(circuits, a_requirement_keeps_only_devices_that_satisfy_it) {
   ASSERT_EQ(cs.size(), 1u);
   EXPECT_EQ(cs[0].adapter.spec(), i0.spec());
   EXPECT_TRUE(traced("requirement: ROSTER_REQUIRE="));
+}
+
+
+// Occupancy from recorded NVML answers: what a second process on GPU 0, a
+// prohibited GPU, an exclusive GPU held by another process and MIG look like.
+TEST_F(circuits, occupancy_leaves_out_unusable_gpus_and_ranks_idle_before_busy) {
+  using mode = roster::device_occupancy::compute_mode;
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({g0, g1});
+  std::map<std::string, roster::device_occupancy> answers;
+  roster::detail::set_occupancy_source_for_testing([&answers](const roster::adapter_info& a) {
+    auto it = answers.find(a.pci_address);
+    return it == answers.end() ? std::optional<roster::device_occupancy>{} : std::optional(it->second);
+  });
+  roster::device_occupancy idle;
+  idle.source = "recorded";
+  idle.memory_total = 150ull << 30;
+  idle.memory_free = 149ull << 30;
+  roster::device_occupancy busy = idle;
+  busy.memory_free = 140ull << 30;
+  busy.pids = {4242};
+
+  // A second process holds a context on GPU 0: GPU 1 ranks first.
+  answers = {{"0000:00:06.0", busy}, {"0000:00:07.0", idle}};
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].adapter.spec(), g1.spec());
+  ASSERT_TRUE(cs[1].occupancy);
+  EXPECT_EQ(cs[1].occupancy->pids, std::vector<unsigned>{4242});
+  EXPECT_TRUE(traced("1 other processes"));
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->circuit->adapter.spec(), g1.spec());
+
+  // Only this process on GPU 0: idle by that rule, PCI order again.
+  busy.pids = {static_cast<unsigned>(::getpid())};
+  answers = {{"0000:00:06.0", busy}, {"0000:00:07.0", idle}};
+  cs = scan();
+  EXPECT_EQ(cs[0].adapter.spec(), g0.spec());
+
+  // Prohibited: left out.
+  auto prohibited = idle;
+  prohibited.mode = mode::prohibited;
+  answers = {{"0000:00:06.0", prohibited}, {"0000:00:07.0", idle}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), g1.spec());
+  EXPECT_TRUE(traced("compute mode prohibited"));
+
+  // Exclusive-process and held by another process: skipped with the reason; held by us: kept.
+  auto exclusive = idle;
+  exclusive.mode = mode::exclusive_process;
+  exclusive.pids = {4242};
+  answers = {{"0000:00:06.0", exclusive}, {"0000:00:07.0", idle}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_TRUE(traced("exclusive-process and held by process 4242"));
+  exclusive.pids = {static_cast<unsigned>(::getpid())};
+  answers = {{"0000:00:06.0", exclusive}, {"0000:00:07.0", idle}};
+  EXPECT_EQ(scan().size(), 2u);
+
+  // MIG on: its instances are reported with their UUIDs.
+  auto mig = idle;
+  mig.mig_enabled = true;
+  mig.mig_uuids = {"MIG-4b5c8e2a-1234-5678-9abc-def012345678", "MIG-0a1b2c3d-1234-5678-9abc-def012345678"};
+  answers = {{"0000:00:06.0", mig}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  ASSERT_TRUE(cs[0].occupancy);
+  EXPECT_EQ(cs[0].occupancy->mig_uuids.size(), 2u);
+  EXPECT_TRUE(traced("MIG on (2 instances)"));
 }
 
 }  // namespace

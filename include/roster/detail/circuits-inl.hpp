@@ -6,6 +6,7 @@
 #include <roster/device.hpp>
 #include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/gpu_list.hpp>
+#include <roster/detail/occupancy.hpp>
 #include <roster/detail/requirement.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/vendor_masks.hpp>
@@ -211,6 +212,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     std::size_t order;
     int rank;
     std::string pci;
+    std::size_t busy = 0;  // other processes on the device
   };
   std::vector<ranked> out;
   for (const auto& g : groups) {
@@ -220,6 +222,22 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     r.order = g.members.front()->order;
     r.rank = g.members.front()->rank;
     r.pci = g.pci;
+    for (const auto* m : g.members) {
+      if (m->adapter.type == device_type::cpu) break;
+      try {
+        r.c.occupancy = read_occupancy(m->adapter);
+      } catch (...) {
+        lines.push_back("occupancy of " + m->adapter.spec() + " could not be read; taken as idle");
+      }
+      if (r.c.occupancy) break;
+    }
+    if (r.c.occupancy) {
+      if (auto why = occupancy_refusal(*r.c.occupancy); !why.empty()) {
+        lines.push_back("dropped the device of " + r.c.adapter.spec() + " [" + r.c.identity() + "]: " + why);
+        continue;
+      }
+      r.busy = other_processes(*r.c.occupancy);
+    }
     if (provider) {
       for (const auto* m : g.members) {
         try {
@@ -239,6 +257,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (x.c.type() != y.c.type()) return x.c.type() < y.c.type();
     if (x.c.score.has_value() != y.c.score.has_value()) return x.c.score.has_value();
     if (x.c.score && *x.c.score != *y.c.score) return *x.c.score > *y.c.score;
+    if ((x.busy == 0) != (y.busy == 0)) return x.busy == 0;
     if (x.pci.empty() != y.pci.empty()) return !x.pci.empty();
     if (x.pci != y.pci) return x.pci < y.pci;
     if (x.rank != y.rank) return x.rank < y.rank;
@@ -249,6 +268,12 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     out[i].c.index = i;
     std::string line = describe(out[i].c) + " [" + out[i].c.identity() + "]";
     if (out[i].c.score) line += ", score " + std::to_string(*out[i].c.score);
+    if (const auto& o = out[i].c.occupancy) {
+      line += ", " + std::to_string(o->memory_free >> 20) + " of " + std::to_string(o->memory_total >> 20) +
+              " MiB free, compute mode " + std::string(to_string(o->mode)) + ", " +
+              std::to_string(out[i].busy) + " other processes";
+      if (o->mig_enabled) line += ", MIG on (" + std::to_string(o->mig_uuids.size()) + " instances)";
+    }
     if (!out[i].c.alternates.empty()) {
       line += ", alternates:";
       for (const auto& a : out[i].c.alternates) line += " " + a.spec();
