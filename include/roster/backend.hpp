@@ -52,6 +52,11 @@ struct adapter_info {
   bool native_grid_sync = false;         ///< can run a whole program in one launch
   bool f64 = true;                       ///< supports double buffers
   op_set ops = op_set::all();            ///< ops this adapter runs
+  /// The vendor mask variable this backend's API already applied when it
+  /// listed the adapter (the CUDA runtime applies CUDA_VISIBLE_DEVICES), so
+  /// circuits take its adapters as the mask's visible set; empty for an API
+  /// that ignores the masks (Vulkan).
+  std::string applied_mask;
 
   /// Returns whether the UUID is known (not all zero).
   [[nodiscard]] bool has_uuid() const noexcept {

@@ -77,12 +77,17 @@ struct local_rank_info {
   std::string size_variable;       ///< e.g. "OMPI_COMM_WORLD_LOCAL_SIZE"; empty when unknown
 };
 
-/// Reads the local rank from the first set of OMPI_COMM_WORLD_LOCAL_RANK,
-/// MV2_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, SLURM_LOCALID, PMI_LOCAL_RANK,
-/// and the local size from its partner (OMPI_COMM_WORLD_LOCAL_SIZE,
+/// The most ranks roster accepts on one node.
+inline constexpr int local_rank_limit = 65536;
+
+/// Reads the local rank from the first set of OMPI_COMM_WORLD_LOCAL_RANK (Open
+/// MPI), MV2_COMM_WORLD_LOCAL_RANK (MVAPICH), MPI_LOCALRANKID (MPICH/Hydra),
+/// SLURM_LOCALID, PMI_LOCAL_RANK, PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, and the
+/// local size from its partner (OMPI_COMM_WORLD_LOCAL_SIZE,
 /// MV2_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE,
-/// PMI_LOCAL_SIZE). Returns nullopt outside a launcher; a value that is not a
-/// whole number is an error.
+/// PMI_LOCAL_SIZE, PMIX_LOCAL_SIZE, PALS_LOCAL_SIZE). Returns nullopt outside a
+/// launcher; a value that is not a whole number, a size past local_rank_limit,
+/// or a rank not below the size is an error.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank();
 
 }  // namespace roster

@@ -4,9 +4,13 @@
 
 #include "test_backends.hpp"
 
+#include <roster/detail/occupancy.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <unistd.h>
 #include <cstdlib>
 
 namespace {
@@ -17,16 +21,24 @@ constexpr const char* rank_variables[] = {
     "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
     "MV2_COMM_WORLD_LOCAL_SIZE",  "MPI_LOCALRANKID",            "MPI_LOCALNRANKS",
     "SLURM_LOCALID",              "SLURM_NTASKS_PER_NODE",      "PMI_LOCAL_RANK",
-    "PMI_LOCAL_SIZE"};
+    "PMI_LOCAL_SIZE",             "PMIX_LOCAL_RANK",            "PMIX_LOCAL_SIZE",
+    "PALS_LOCAL_RANKID",          "PALS_LOCAL_SIZE"};
+constexpr const char* mask_variables[] = {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "ROCR_VISIBLE_DEVICES",
+                                          "HIP_VISIBLE_DEVICES", "ZE_AFFINITY_MASK"};
 
 class circuits : public ::testing::Test {
  protected:
   void SetUp() override {
     register_test_backends();
     for (const char* v : rank_variables) unsetenv(v);
+    for (const char* v : mask_variables) unsetenv(v);
     unsetenv("ROSTER_DEVICE_SELECTOR");
     unsetenv("ROSTER_DEVICE");
     unsetenv("ROSTER_TRACE");
+    unsetenv("ROSTER_REQUIRE");
+    // Recorded answers only: the test adapters share PCI addresses with real GPUs.
+    roster::detail::set_occupancy_source_for_testing(
+        [](const roster::adapter_info&) { return std::optional<roster::device_occupancy>{}; });
     roster::set_score_provider({});
     set_adapters<0>({});
     set_adapters<1>({});
@@ -419,7 +431,8 @@ TEST_F(rank_binding, binds_local_rank_modulo_circuits_after_the_selector) {
   b = roster::bind_rank();
   ASSERT_TRUE(b);
   EXPECT_EQ(b->circuit->adapter.spec(), g0.spec());  // 2 % 2 circuits: the CPU is not one of them
-  EXPECT_NE(b->warning.find("local ranks 0, 2 share one GPU"), std::string::npos) << b->warning;
+  EXPECT_NE(b->warning.find("3 local ranks on 2 GPU circuits: 2 share one GPU"), std::string::npos) << b->warning;
+  EXPECT_NE(b->warning.find("local ranks 0, 2"), std::string::npos) << b->warning;
   EXPECT_TRUE(traced("rank binding: warning"));
 }
 
@@ -432,7 +445,9 @@ TEST_F(rank_binding, reads_each_launcher_variable) {
                             launcher{"MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"},
                             launcher{"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
                             launcher{"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
-                            launcher{"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"}}) {
+                            launcher{"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},
+                            launcher{"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
+                            launcher{"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"}}) {
     for (const char* v : rank_variables) unsetenv(v);
     setenv(rank, "3", 1);
     setenv(size, "4", 1);
@@ -470,6 +485,224 @@ TEST_F(rank_binding, no_circuit_is_an_error) {
   ASSERT_FALSE(b);
   EXPECT_EQ(b.error().code(), roster::errc::not_found);
   EXPECT_FALSE(b.error().fix().empty());
+}
+
+
+// More ranks than GPUs, no selector: ranks go round-robin over the GPUs and
+// none goes to the CPU (the CPU circuit used to count as one of them).
+TEST_F(rank_binding, more_ranks_than_gpus_never_binds_the_cpu) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({g0, g1});
+  set_adapters<2>({cpu});
+  roster::rescan();
+  ASSERT_EQ(roster::circuits()->size(), 3u);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+  const std::string expected[] = {g0.spec(), g1.spec(), g0.spec(), g1.spec()};
+  for (int r = 0; r < 4; ++r) {
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(r).c_str(), 1);
+    auto b = roster::bind_rank();
+    ASSERT_TRUE(b) << b.error().message();
+    EXPECT_EQ(b->circuit->adapter.spec(), expected[r]) << "local rank " << r;
+    EXPECT_NE(b->warning.find("4 local ranks on 2 GPU circuits: 2 share one GPU"), std::string::npos) << b->warning;
+  }
+}
+
+TEST_F(rank_binding, the_cpu_takes_ranks_when_no_gpu_is_visible_or_the_selector_names_it) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<2>({cpu});
+  roster::rescan();
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->type(), device_type::cpu);
+
+  set_adapters<0>({g0});
+  setenv("ROSTER_DEVICE_SELECTOR", (std::string(backend_a) + ":*;" + backend_host + ":*").c_str(), 1);
+  roster::rescan();
+  b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->type(), device_type::cpu);  // asked for by name: rank 1 of [gpu, cpu]
+
+  setenv("ROSTER_DEVICE_SELECTOR", "*:*", 1);  // a wildcard does not ask for the CPU
+  roster::rescan();
+  b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->adapter.spec(), g0.spec());
+}
+
+// A launcher environment claiming 100,000,000 ranks once took 12 s and 3 GB to
+// build a warning line; now it is an error, and the largest accepted size
+// gives a warning of bounded length.
+TEST_F(rank_binding, local_size_is_bounded_and_the_warning_is_short) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({g0, g1});
+  roster::rescan();
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  for (const char* huge : {"100000000", "999999999", "65537"}) {
+    setenv("OMPI_COMM_WORLD_LOCAL_SIZE", huge, 1);
+    auto b = roster::bind_rank();
+    ASSERT_FALSE(b) << huge;
+    EXPECT_EQ(b.error().code(), roster::errc::invalid_argument);
+    EXPECT_NE(b.error().message().find("more than 65536 local ranks"), std::string::npos) << b.error().message();
+    EXPECT_FALSE(b.error().fix().empty());
+  }
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "65536", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "65535", 1);
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->adapter.spec(), g1.spec());
+  EXPECT_LT(b->warning.size(), 400u) << b->warning;
+  EXPECT_NE(b->warning.find("32768 share one GPU"), std::string::npos) << b->warning;
+  EXPECT_NE(b->warning.find("(32764 more)"), std::string::npos) << b->warning;
+
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "2", 1);
+  auto past = roster::bind_rank();
+  ASSERT_FALSE(past);
+  EXPECT_NE(past.error().message().find("is not below OMPI_COMM_WORLD_LOCAL_SIZE=2"), std::string::npos)
+      << past.error().message();
+}
+
+// The scheduler gave the job GPU 1: the API that applies the mask (backend a,
+// like CUDA) lists only it, while backend b (like Vulkan) lists both GPUs.
+// GPU 0 must not become a circuit through backend b, nor take a rank.
+TEST_F(circuits, a_vendor_mask_hides_a_gpu_from_every_backend) {
+  auto a1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  a1.applied_mask = "CUDA_VISIBLE_DEVICES";
+  auto b0 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b1 = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:07.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({a1});
+  set_adapters<1>({b0, b1});
+  set_adapters<2>({cpu});
+  setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].adapter.spec(), a1.spec());
+  ASSERT_EQ(cs[0].alternates.size(), 1u);
+  EXPECT_EQ(cs[0].alternates[0].spec(), b1.spec());
+  EXPECT_EQ(cs[1].type(), device_type::cpu);
+  EXPECT_TRUE(traced("dropped " + b0.spec())) << "trace lacks the masked adapter";
+  EXPECT_TRUE(traced("hidden by CUDA_VISIBLE_DEVICES='1'"));
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->adapter.spec(), a1.spec());  // both ranks share the one GPU given
+
+  // A UUID prefix needs no machine list: only GPU 0 is left.
+  set_adapters<0>({});
+  setenv("CUDA_VISIBLE_DEVICES", roster::adapter_info{b0}.uuid_string().substr(0, 12).c_str(), 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].adapter.spec(), b0.spec());
+
+  // -1 hides every GPU; the CPU stays.
+  setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].type(), device_type::cpu);
+}
+
+
+TEST_F(circuits, a_requirement_keeps_only_devices_that_satisfy_it) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto i0 = make_adapter(backend_b, device_type::integrated_gpu, 3, "0000:00:02.0");
+  auto cpu = make_adapter(backend_host, device_type::cpu, 0, "");
+  set_adapters<0>({g0});
+  set_adapters<1>({i0});
+  set_adapters<2>({cpu});
+  setenv("ROSTER_REQUIRE", "gpu", 1);
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_NE(cs[0].type(), device_type::cpu);
+  EXPECT_NE(cs[1].type(), device_type::cpu);
+  setenv("ROSTER_REQUIRE", "discrete", 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), g0.spec());
+  setenv("ROSTER_REQUIRE", (std::string(backend_b) + ",gpu").c_str(), 1);
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), i0.spec());
+  EXPECT_TRUE(traced("requirement: ROSTER_REQUIRE="));
+}
+
+
+// Occupancy from recorded NVML answers: what a second process on GPU 0, a
+// prohibited GPU, an exclusive GPU held by another process and MIG look like.
+TEST_F(circuits, occupancy_leaves_out_unusable_gpus_and_ranks_idle_before_busy) {
+  using mode = roster::device_occupancy::compute_mode;
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({g0, g1});
+  std::map<std::string, roster::device_occupancy> answers;
+  roster::detail::set_occupancy_source_for_testing([&answers](const roster::adapter_info& a) {
+    auto it = answers.find(a.pci_address);
+    return it == answers.end() ? std::optional<roster::device_occupancy>{} : std::optional(it->second);
+  });
+  roster::device_occupancy idle;
+  idle.source = "recorded";
+  idle.memory_total = 150ull << 30;
+  idle.memory_free = 149ull << 30;
+  roster::device_occupancy busy = idle;
+  busy.memory_free = 140ull << 30;
+  busy.pids = {4242};
+
+  // A second process holds a context on GPU 0: GPU 1 ranks first.
+  answers = {{"0000:00:06.0", busy}, {"0000:00:07.0", idle}};
+  auto cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].adapter.spec(), g1.spec());
+  ASSERT_TRUE(cs[1].occupancy);
+  EXPECT_EQ(cs[1].occupancy->pids, std::vector<unsigned>{4242});
+  EXPECT_TRUE(traced("1 other processes"));
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->circuit->adapter.spec(), g1.spec());
+
+  // Only this process on GPU 0: idle by that rule, PCI order again.
+  busy.pids = {static_cast<unsigned>(::getpid())};
+  answers = {{"0000:00:06.0", busy}, {"0000:00:07.0", idle}};
+  cs = scan();
+  EXPECT_EQ(cs[0].adapter.spec(), g0.spec());
+
+  // Prohibited: left out.
+  auto prohibited = idle;
+  prohibited.mode = mode::prohibited;
+  answers = {{"0000:00:06.0", prohibited}, {"0000:00:07.0", idle}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].adapter.spec(), g1.spec());
+  EXPECT_TRUE(traced("compute mode prohibited"));
+
+  // Exclusive-process and held by another process: skipped with the reason; held by us: kept.
+  auto exclusive = idle;
+  exclusive.mode = mode::exclusive_process;
+  exclusive.pids = {4242};
+  answers = {{"0000:00:06.0", exclusive}, {"0000:00:07.0", idle}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_TRUE(traced("exclusive-process and held by process 4242"));
+  exclusive.pids = {static_cast<unsigned>(::getpid())};
+  answers = {{"0000:00:06.0", exclusive}, {"0000:00:07.0", idle}};
+  EXPECT_EQ(scan().size(), 2u);
+
+  // MIG on: its instances are reported with their UUIDs.
+  auto mig = idle;
+  mig.mig_enabled = true;
+  mig.mig_uuids = {"MIG-4b5c8e2a-1234-5678-9abc-def012345678", "MIG-0a1b2c3d-1234-5678-9abc-def012345678"};
+  answers = {{"0000:00:06.0", mig}};
+  cs = scan();
+  ASSERT_EQ(cs.size(), 2u);
+  ASSERT_TRUE(cs[0].occupancy);
+  EXPECT_EQ(cs[0].occupancy->mig_uuids.size(), 2u);
+  EXPECT_TRUE(traced("MIG on (2 instances)"));
 }
 
 }  // namespace

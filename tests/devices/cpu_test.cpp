@@ -66,4 +66,49 @@ TEST(cpu_backend, the_fallback_opens_the_cpu_by_spec_when_the_selector_drops_eve
   roster::rescan();
 }
 
+
+// Strict mode on a machine with no GPU: ROSTER_REQUIRE=gpu is an error at
+// every entry point, never the host CPU the fallback chain would give.
+TEST(cpu_backend, strict_mode_refuses_the_cpu) {
+  register_test_backends();
+  unsetenv("ROSTER_DEVICE_SELECTOR");
+  unsetenv("ROSTER_DEVICE");
+  set_adapters<0>({});
+  set_adapters<1>({});
+  set_adapters<2>({});
+  setenv("ROSTER_REQUIRE", "gpu", 1);
+  roster::rescan();
+  auto cs = roster::circuits();
+  ASSERT_TRUE(cs) << cs.error().message();
+  EXPECT_TRUE(cs->empty());
+  EXPECT_TRUE(traced("is not 'gpu'"));
+  auto d = roster::default_device();
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.error().code(), roster::errc::unavailable);
+  EXPECT_NE(d.error().message().find("ROSTER_REQUIRE='gpu'"), std::string::npos) << d.error().message();
+  EXPECT_FALSE(d.error().fix().empty());
+  auto b = roster::bind_rank();
+  ASSERT_FALSE(b);
+  EXPECT_NE(b.error().message().find("strict mode"), std::string::npos) << b.error().message();
+  EXPECT_EQ(roster::try_primary_device(), nullptr);
+  EXPECT_EQ(roster::try_auxiliary_device(), nullptr);
+  auto a = roster::acquire("cpu");
+  ASSERT_FALSE(a);
+  EXPECT_NE(a.error().message().find("is not 'gpu'"), std::string::npos) << a.error().message();
+
+  // ROSTER_REQUIRE=cpu is satisfied by the CPU; a malformed word is an error.
+  setenv("ROSTER_REQUIRE", "cpu", 1);
+  roster::rescan();
+  EXPECT_TRUE(roster::acquire("cpu"));
+  ASSERT_TRUE(roster::circuits());
+  EXPECT_EQ(roster::circuits()->size(), 1u);
+  setenv("ROSTER_REQUIRE", "gpu;cuda", 1);
+  roster::rescan();
+  auto bad = roster::circuits();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("'gpu;cuda' is not a requirement"), std::string::npos) << bad.error().message();
+  unsetenv("ROSTER_REQUIRE");
+  roster::rescan();
+}
+
 }  // namespace

@@ -2,6 +2,7 @@
 // Private: acquire, its wrappers and the router.
 
 #include <roster/acquire.hpp>
+#include <roster/detail/requirement.hpp>
 
 namespace roster {
 
@@ -38,6 +39,13 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
     return std::move(*conflict).prepend("device spec '" + std::string(text) + "'");
   auto d = detail::open_adapter(*backend, spec->ordinal);
   if (!d) return std::move(d).error();
+  // Strict mode: a device that falls short of ROSTER_REQUIRE is an error, not a fallback.
+  auto req = detail::requirement_from_env();
+  if (!req) return std::move(req).error();
+  if (*req)
+    if (auto why = (*req)->shortfall((*d)->adapter()); !why.empty())
+      return make_error(errc::unavailable, "device spec '" + std::string(text) + "': " + why + " (strict mode)",
+                        "name a device that satisfies ROSTER_REQUIRE, relax it, or unset it to allow this device");
   return apply_wrappers(std::move(*d), options);
 }
 

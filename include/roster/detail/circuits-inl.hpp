@@ -7,6 +7,11 @@
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
+#include <roster/detail/cpu_affinity.hpp>
+#include <roster/detail/gpu_list.hpp>
+#include <roster/detail/occupancy.hpp>
+#include <roster/detail/requirement.hpp>
+#include <roster/detail/vendor_masks.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -105,6 +110,14 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     add_trace(std::move(lines), true);
     return snap.release();
   }
+  auto req = requirement_from_env();
+  if (!req) {
+    lines.push_back("requirement: " + req.error().message());
+    snap->failure = req.error();
+    add_trace(std::move(lines), true);
+    return snap.release();
+  }
+  if (*req) lines.push_back("requirement: ROSTER_REQUIRE='" + (*req)->text + "' (strict: no host CPU fallback)");
   if (!sel->empty()) {
     std::string terms;
     for (const auto& t : sel->terms) terms += (terms.empty() ? "'" : ", '") + t.text + "'";
@@ -117,7 +130,8 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     provider = s.provider;
   }
 
-  std::vector<candidate> kept;
+  // Every backend's adapters first: the vendor masks are resolved against all of them.
+  std::vector<std::pair<adapter_info, int>> listed;
   backends_in_use pin;
   for (const auto& b : registered_backends()) {
     if (auto conflict = backend_conflict(b.id()))  // acquire refuses this id
@@ -132,12 +146,40 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (list->empty()) lines.push_back("backend " + std::string(b.id()) + ": no adapters");
     for (auto& a : *list) {
       if (a.backend.empty()) a.backend = std::string(b.id());
-      auto v = sel->judge(a);
-      lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
-      if (!v.kept) continue;
-      kept.push_back(candidate{std::move(a), v.order, b.rank, {}});
-      kept.back().pci = normalize_pci(kept.back().adapter.pci_address);
+      listed.emplace_back(std::move(a), b.rank);
     }
+  }
+  std::vector<adapter_info> all;
+  all.reserve(listed.size());
+  for (const auto& l : listed) all.push_back(l.first);
+  const auto masks = vendor_masks::resolve(
+      [](const char* name) -> const char* {
+        auto v = env_text(name);
+        return v ? v->data() : nullptr;
+      },
+      all, &machine_gpus);
+  for (const auto& m : masks.masks())
+    lines.push_back("vendor mask: " + m.variable + "='" + m.value + "' (" + std::to_string(m.entries.size()) +
+                    " entries)");
+  for (const auto& note : masks.notes()) lines.push_back("vendor mask: " + note);
+
+  std::vector<candidate> kept;
+  for (auto& [a, rank] : listed) {
+    if (auto mv = masks.judge(a); mv && !mv->kept) {
+      lines.push_back("dropped " + describe(a) + ": " + mv->reason);
+      continue;
+    }
+    if (*req) {
+      if (auto why = (*req)->shortfall(a); !why.empty()) {
+        lines.push_back("dropped " + describe(a) + ": " + why);
+        continue;
+      }
+    }
+    auto v = sel->judge(a);
+    lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
+    if (!v.kept) continue;
+    kept.push_back(candidate{std::move(a), v.order, rank, {}});
+    kept.back().pci = normalize_pci(kept.back().adapter.pci_address);
   }
   // Backends come in rank order; the selector's order comes first.
   std::stable_sort(kept.begin(), kept.end(),
@@ -172,6 +214,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     std::size_t order;
     int rank;
     std::string pci;
+    std::size_t busy = 0;  // other processes on the device
   };
   std::vector<ranked> out;
   for (const auto& g : groups) {
@@ -181,6 +224,22 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     r.order = g.members.front()->order;
     r.rank = g.members.front()->rank;
     r.pci = g.pci;
+    for (const auto* m : g.members) {
+      if (m->adapter.type == device_type::cpu) break;
+      try {
+        r.c.occupancy = read_occupancy(m->adapter);
+      } catch (...) {
+        lines.push_back("occupancy of " + m->adapter.spec() + " could not be read; taken as idle");
+      }
+      if (r.c.occupancy) break;
+    }
+    if (r.c.occupancy) {
+      if (auto why = occupancy_refusal(*r.c.occupancy); !why.empty()) {
+        lines.push_back("dropped the device of " + r.c.adapter.spec() + " [" + r.c.identity() + "]: " + why);
+        continue;
+      }
+      r.busy = other_processes(*r.c.occupancy);
+    }
     if (provider) {
       for (const auto* m : g.members) {
         try {
@@ -200,6 +259,7 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (x.c.type() != y.c.type()) return x.c.type() < y.c.type();
     if (x.c.score.has_value() != y.c.score.has_value()) return x.c.score.has_value();
     if (x.c.score && *x.c.score != *y.c.score) return *x.c.score > *y.c.score;
+    if ((x.busy == 0) != (y.busy == 0)) return x.busy == 0;
     if (x.pci.empty() != y.pci.empty()) return !x.pci.empty();
     if (x.pci != y.pci) return x.pci < y.pci;
     if (x.rank != y.rank) return x.rank < y.rank;
@@ -210,6 +270,12 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     out[i].c.index = i;
     std::string line = describe(out[i].c) + " [" + out[i].c.identity() + "]";
     if (out[i].c.score) line += ", score " + std::to_string(*out[i].c.score);
+    if (const auto& o = out[i].c.occupancy) {
+      line += ", " + std::to_string(o->memory_free >> 20) + " of " + std::to_string(o->memory_total >> 20) +
+              " MiB free, compute mode " + std::string(to_string(o->mode)) + ", " +
+              std::to_string(out[i].busy) + " other processes";
+      if (o->mig_enabled) line += ", MIG on (" + std::to_string(o->mig_uuids.size()) + " instances)";
+    }
     if (!out[i].c.alternates.empty()) {
       line += ", alternates:";
       for (const auto& a : out[i].c.alternates) line += " " + a.spec();
@@ -254,6 +320,10 @@ inline device* open_host_cpu(std::string_view role, std::span<const circuit> lis
   for (const auto& c : list) {
     if (c.type() != device_type::cpu || &c == tried_a || &c == tried_b) continue;
     if (auto* d = open_for(&c, role)) return d;
+  }
+  if (auto req = requirement_from_env(); !req || *req) {
+    add_trace_line(std::string(role) + ": no fallback to the host CPU by spec (ROSTER_REQUIRE is set)");
+    return nullptr;
   }
   if (find_backend("cpu") != nullptr) {
     auto d = get_device("cpu");
@@ -355,6 +425,8 @@ ROSTER_INLINE expected<device*> default_device() noexcept {
     }
     auto list = circuits();
     if (!list) return std::move(list).error();
+    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
+      return detail::requirement_unmet(**req, "default device");
     if (list->empty())
       return make_error(errc::not_found, "default device: no circuit (no adapter was kept)",
                         "link a backend (the CPU backend opens everywhere), relax ROSTER_DEVICE_SELECTOR, or set "
@@ -379,10 +451,26 @@ ROSTER_INLINE std::vector<std::string> trace_lines() {
   return s.trace;
 }
 
-ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
+namespace detail {
+// Whether the selector asks for the host CPU by name: an include term for its
+// backend or for the type cpu (a wildcard like `*:*` does not).
+inline bool selector_asks_for(const circuit& c) {
+  auto sel = selector_from_env();
+  if (!sel) return false;
+  for (const auto& t : sel->terms)
+    if (!t.exclude && t.matches(c.adapter) &&
+        (t.backend != "*" || (t.what == selector_what::type && t.type == "cpu")))
+      return true;
+  return false;
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noexcept {
   try {
     auto list = circuits();
     if (!list) return std::move(list).error();
+    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
+      return detail::requirement_unmet(**req, "bind_rank");
     if (list->empty())
       return make_error(errc::not_found, "bind_rank: no circuit to bind to (no adapter was kept)",
                         "link a backend, or relax ROSTER_DEVICE_SELECTOR; ROSTER_TRACE=1 shows why each adapter "
@@ -391,32 +479,66 @@ ROSTER_INLINE expected<rank_binding> bind_rank() noexcept {
     if (!launcher) return std::move(launcher).error();
     rank_binding b;
     b.launcher = *launcher;
-    const std::size_t n = list->size();
+    // Ranks go round-robin over the GPU circuits in circuit order; the CPU
+    // circuit takes ranks only when no GPU is visible or the selector names it.
+    std::vector<const circuit*> pool;
+    for (const auto& c : *list)
+      if (c.type() != device_type::cpu || detail::selector_asks_for(c)) pool.push_back(&c);
+    if (pool.empty())
+      for (const auto& c : *list) pool.push_back(&c);
+    const std::size_t n = pool.size();
     const std::size_t r = b.launcher ? static_cast<std::size_t>(b.launcher->rank) : 0;
-    b.circuit = &(*list)[r % n];
+    b.circuit = pool[r % n];
     std::string line = "rank binding: ";
     if (b.launcher)
       line += "local rank " + std::to_string(r) + " (" + b.launcher->rank_variable + ") of " +
               (b.launcher->size > 0 ? std::to_string(b.launcher->size) : std::string("an unknown number")) + " -> ";
     else
       line += "no MPI launcher -> ";
-    line += detail::describe(*b.circuit);
+    line += detail::describe(*b.circuit) + " (" + std::to_string(r % n + 1) + " of " + std::to_string(n) +
+            (n == list->size() ? " circuits)" : " GPU circuits)");
     detail::add_trace_line(line);
-    if (b.launcher && static_cast<std::size_t>(b.launcher->size) > n) {
-      std::string sharing;
-      std::size_t count = 0;
-      for (std::size_t other = r % n; other < static_cast<std::size_t>(b.launcher->size); other += n, ++count)
-        sharing += (sharing.empty() ? "" : ", ") + std::to_string(other);
+    const std::size_t size = b.launcher ? static_cast<std::size_t>(b.launcher->size) : 0;
+    if (size > n) {
+      // Bounded whatever the launcher says: counts, and at most a few ranks.
+      constexpr std::size_t shown = 4;
+      const std::size_t first = r % n;
+      const std::size_t sharing = (size - first + n - 1) / n;
+      std::string ranks;
+      std::size_t listed = 0;
+      for (std::size_t other = first; other < size && listed < shown; other += n, ++listed)
+        ranks += (ranks.empty() ? "" : ", ") + std::to_string(other);
+      if (sharing > listed) ranks += ", ... (" + std::to_string(sharing - listed) + " more)";
       const bool gpu = b.circuit->type() != device_type::cpu;
-      b.warning = std::to_string(b.launcher->size) + " local ranks on " + std::to_string(n) +
-                  " circuits: local ranks " + sharing + " share " + (gpu ? "one GPU, " : "one device, ") +
-                  detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]";
+      b.warning = std::to_string(size) + " local ranks on " + std::to_string(n) + (gpu ? " GPU circuits: " : " circuits: ") +
+                  std::to_string(sharing) + " share " + (gpu ? "one GPU, " : "one device, ") +
+                  detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]: local ranks " + ranks;
       detail::add_trace_line("rank binding: warning: " + b.warning);
     }
+    b.sharing = size > n ? (size - r % n + n - 1) / n : 1;
+    // The CPUs: local to the device (its preferred adapter's PCI function, else an alternate's).
+    detail::cpu_locality local = detail::read_cpu_locality(normalize_pci(b.circuit->adapter.pci_address));
+    for (const auto& alt : b.circuit->alternates)
+      if (local.cpus.empty()) local = detail::read_cpu_locality(normalize_pci(alt.pci_address));
+    auto choice = detail::choose_cpus(local, detail::allowed_cpus(), r / n, b.sharing);
+    b.cpus = std::move(choice.cpus);
+    b.numa_node = local.numa_node;
+    b.cpu_reason = std::move(choice.reason);
+    const bool pin = options.pin_cpus || detail::env_flag(detail::env_bind_cpus);
+    if (pin) {
+      b.pinned = detail::pin_to(b.cpus);
+      if (!b.pinned) b.cpu_reason += "; pinning failed (sched_setaffinity refused these CPUs)";
+    }
+    detail::add_trace_line("rank binding: cpus " + b.cpuset() + (b.pinned ? " (pinned)" : " (not pinned)") + ": " +
+                           b.cpu_reason);
     return b;
   } catch (...) {
     return make_error(errc::out_of_memory, "bind_rank: out of memory", "check the memory available to the process");
   }
 }
+
+ROSTER_INLINE std::string rank_binding::cpuset() const { return detail::format_cpu_list(cpus); }
+
+ROSTER_INLINE expected<rank_binding> bind_rank() noexcept { return bind_rank(bind_options{}); }
 
 }  // namespace roster

@@ -19,6 +19,9 @@ inline constexpr const char* env_device = "ROSTER_DEVICE";
 inline constexpr const char* env_device_selector = "ROSTER_DEVICE_SELECTOR";
 inline constexpr const char* env_plugin_path = "ROSTER_PLUGIN_PATH";
 inline constexpr const char* env_trace = "ROSTER_TRACE";
+inline constexpr const char* env_require = "ROSTER_REQUIRE";
+inline constexpr const char* env_sysfs_root = "ROSTER_SYSFS_ROOT";
+inline constexpr const char* env_bind_cpus = "ROSTER_BIND_CPUS";
 
 /// Returns the value of an environment variable, or nullopt when it is unset.
 inline std::optional<std::string_view> env_text(const char* name) noexcept {

@@ -197,6 +197,8 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
       {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
       {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
       {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},
+      {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
+      {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},
   };
   auto parse = [](const char* name, std::string_view text) -> expected<int> {
     const std::string_view s = detail::trim(text);
@@ -221,6 +223,21 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
       info.size = *size;
       info.size_variable = p.size;
     }
+    // A node runs at most local_rank_limit ranks: a larger figure is a broken
+    // launcher environment, and would cost memory and time to act on.
+    if (info.rank >= local_rank_limit || info.size > local_rank_limit)
+      return make_error(errc::invalid_argument,
+                        std::string(p.rank) + "='" + std::string(*r) + "'" +
+                            (info.size_variable.empty() ? std::string{} : ", " + info.size_variable + "=" + std::to_string(info.size)) +
+                            ": more than " + std::to_string(local_rank_limit) + " local ranks",
+                        "check the launcher's environment: " + std::string(p.rank) + " and " + p.size +
+                            " come from mpirun or srun, and a node runs at most " + std::to_string(local_rank_limit) +
+                            " ranks");
+    if (info.size > 0 && info.rank >= info.size)
+      return make_error(errc::invalid_argument,
+                        std::string(p.rank) + "=" + std::to_string(info.rank) + " is not below " + p.size + "=" +
+                            std::to_string(info.size),
+                        "check the launcher's environment: a local rank counts from 0 to the local size - 1");
     return std::optional<local_rank_info>(std::move(info));
   }
   return std::optional<local_rank_info>{};

@@ -1,0 +1,87 @@
+#pragma once
+// Strict mode: ROSTER_REQUIRE names what a device must be (`gpu`, `discrete`,
+// a backend id, ...). Adapters that fall short are dropped from the circuits
+// and the fallback chain no longer ends on the host CPU, so a job that must
+// run on a GPU fails with an error instead of running slowly on the CPU, as
+// OMP_TARGET_OFFLOAD=MANDATORY does for OpenMP offload.
+
+#include <roster/backend.hpp>
+#include <roster/error.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster::detail {
+
+/// A parsed ROSTER_REQUIRE: every word must hold for an adapter to satisfy it.
+struct requirement {
+  std::string text;                ///< as written, trimmed
+  std::vector<std::string> words;  ///< lower case
+
+  /// Says why the adapter falls short, or returns empty when it satisfies every word.
+  [[nodiscard]] std::string shortfall(const adapter_info& a) const {
+    for (const auto& w : words) {
+      bool ok = false;
+      if (w == "gpu") ok = a.type == device_type::discrete_gpu || a.type == device_type::integrated_gpu ||
+                           a.type == device_type::virtual_gpu;
+      else if (w == "discrete") ok = a.type == device_type::discrete_gpu;
+      else if (w == "integrated") ok = a.type == device_type::integrated_gpu;
+      else if (w == "virtual") ok = a.type == device_type::virtual_gpu;
+      else if (w == "cpu") ok = a.type == device_type::cpu;
+      else ok = a.backend == w;  // a backend id
+      if (!ok) return "ROSTER_REQUIRE='" + text + "': " + a.spec() + " (" + std::string(to_string(a.type)) +
+                      ") is not '" + w + "'";
+    }
+    return {};
+  }
+};
+
+/// Parses comma-separated words: gpu, discrete, integrated, virtual, cpu or a
+/// backend id. Blank text is no requirement; a malformed word is an error.
+inline expected<std::optional<requirement>> parse_requirement(std::string_view text) {
+  requirement r;
+  r.text = std::string(trim(text));
+  if (r.text.empty()) return std::optional<requirement>{};
+  std::string_view rest = r.text;
+  while (true) {
+    const auto comma = rest.find(',');
+    const std::string_view raw = trim(rest.substr(0, comma));
+    std::string w;
+    bool ok = !raw.empty() && raw.size() <= 48;
+    for (char c : raw) {
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) ok = false;
+      w += c;
+    }
+    if (!ok)
+      return make_error(errc::invalid_argument,
+                        "ROSTER_REQUIRE='" + r.text + "': '" + std::string(raw) + "' is not a requirement",
+                        "use comma-separated words: gpu, discrete, integrated, virtual, cpu, or a backend id such "
+                        "as cuda or vulkan (e.g. ROSTER_REQUIRE=gpu or ROSTER_REQUIRE=cuda,discrete)");
+    r.words.push_back(std::move(w));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return std::optional<requirement>(std::move(r));
+}
+
+/// Parses ROSTER_REQUIRE (nullopt when unset or blank).
+inline expected<std::optional<requirement>> requirement_from_env() {
+  return parse_requirement(env_text(env_require).value_or(std::string_view{}));
+}
+
+/// The error for "nothing satisfies the requirement", with its Fix.
+inline roster::error requirement_unmet(const requirement& r, std::string_view who) {
+  return roster::error(errc::unavailable,
+                       std::string(who) + ": ROSTER_REQUIRE='" + r.text +
+                           "' and no visible device satisfies it (strict mode: no fallback to the host CPU)",
+                       "run where such a device is visible (check CUDA_VISIBLE_DEVICES and the job's GPU request), "
+                       "relax ROSTER_REQUIRE, or unset it to allow the CPU fallback; ROSTER_TRACE=1 shows why each "
+                       "adapter was dropped");
+}
+
+}  // namespace roster::detail
