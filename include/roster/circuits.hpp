@@ -118,6 +118,7 @@ struct rank_binding {
   const roster::circuit* circuit = nullptr; ///< the GPU circuit local_rank % n (the primary outside a launcher)
   std::size_t sharing = 1;                  ///< local ranks bound to this circuit, this one included
   std::string warning;                      ///< ranks sharing this circuit, empty when none share
+  std::string circuit_reason;               ///< why this circuit: the rank, the pool and its place in it
   std::vector<int> cpus;                    ///< CPUs for this rank: local to its device, within the launcher's
   int numa_node = -1;                       ///< the device's NUMA node, -1 when unknown
   bool pinned = false;                      ///< whether bind_rank pinned the process to `cpus`
@@ -144,6 +145,13 @@ struct bind_options {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noexcept;
 /// Binds with the default options (ROSTER_BIND_CPUS=1 pins).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<rank_binding> bind_rank() noexcept;
+
+/// Returns one JSON line (no newline) describing a binding, as `roster-info
+/// bind` prints it under mpirun or srun: host, rank (from the launcher's world
+/// rank variable, null when none), local_rank, local_size, circuit, type,
+/// uuid, pci_address, adapter, name, cpuset, numa_node, pinned, sharing,
+/// warning and reasons.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string binding_record(const rank_binding& b);
 
 }  // namespace roster
 

@@ -42,6 +42,8 @@ run_result info(const std::string& exe, std::vector<std::string> args, const std
   env.emplace("ROSTER_DEVICE_SELECTOR", std::nullopt);
   env.emplace("ROSTER_TRACE", std::nullopt);
   env.emplace("ROSTER_DEVICE", std::nullopt);
+  env.emplace("ROSTER_REQUIRE", std::nullopt);
+  env.emplace("CUDA_VISIBLE_DEVICES", std::nullopt);
   return run(args, env);
 }
 
@@ -394,3 +396,56 @@ TEST(Bench, EveryAdapterBySelector) {
 }
 
 }  // namespace
+
+// roster-info bind: one JSON line per rank; under a launcher ranks go
+// round-robin over the GPU circuits (the two toolfake GPUs), never to the
+// `other` device or the CPU; strict mode with nothing to satisfy it fails.
+TEST(Bind, OneJsonLinePerRankOverTheGpus) {
+  temp_dir cache;
+  std::vector<std::string> adapters;
+  for (int r = 0; r < 4; ++r) {
+    auto out = info(fake_info, {"bind"}, cache.path,
+                    {{"OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(r)},
+                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"},
+                     {"OMPI_COMM_WORLD_RANK", std::to_string(10 + r)}});
+    ASSERT_EQ(out.status, 0) << out.err;
+    json line = json::parse(out.out);
+    EXPECT_EQ(line["rank"], 10 + r);
+    EXPECT_EQ(line["local_rank"], r);
+    EXPECT_EQ(line["local_size"], 4);
+    EXPECT_EQ(line["type"], "discrete");
+    EXPECT_EQ(line["sharing"], 2);
+    EXPECT_TRUE(line["uuid"].get<std::string>().starts_with("GPU-")) << out.out;
+    EXPECT_FALSE(line["host"].get<std::string>().empty());
+    EXPECT_FALSE(line["cpuset"].get<std::string>().empty());
+    EXPECT_EQ(line["reasons"].size(), 2u);
+    EXPECT_NE(line["warning"].get<std::string>().find("4 local ranks on 2 GPU circuits"), std::string::npos);
+    adapters.push_back(line["adapter"]);
+  }
+  EXPECT_EQ(adapters, (std::vector<std::string>{"toolfake:0", "toolfake:1", "toolfake:0", "toolfake:1"}));
+
+  auto strict = info(fake_info, {"bind"}, cache.path, {{"ROSTER_REQUIRE", "cpu,gpu"}});
+  EXPECT_EQ(strict.status, roster::info::bind_failed) << strict.out;
+  EXPECT_NE(strict.err.find("ROSTER_REQUIRE='cpu,gpu'"), std::string::npos) << strict.err;
+  EXPECT_NE(strict.err.find("Fix: "), std::string::npos) << strict.err;
+
+  auto huge = info(fake_info, {"bind"}, cache.path,
+                   {{"OMPI_COMM_WORLD_LOCAL_RANK", "0"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "100000000"}});
+  EXPECT_EQ(huge.status, roster::info::bind_failed);
+  EXPECT_NE(huge.err.find("more than 65536 local ranks"), std::string::npos) << huge.err;
+}
+
+// The report says what ROSTER_REQUIRE asks and whether it holds.
+TEST(Report, ShowsTheRequirement) {
+  temp_dir cache;
+  auto holds = info(fake_info, {"--json"}, cache.path, {{"ROSTER_REQUIRE", "discrete"}});
+  ASSERT_EQ(holds.status, 0) << holds.err;
+  json doc = json::parse(holds.out);
+  EXPECT_EQ(doc["requirement"]["text"], "discrete");
+  EXPECT_EQ(doc["requirement"]["holds"], true);
+  for (const auto& c : doc["circuits"]) EXPECT_EQ(c["type"], "discrete");
+  auto fails = info(fake_info, {}, cache.path, {{"ROSTER_REQUIRE", "integrated"}});
+  EXPECT_NE(fails.out.find("ROSTER_REQUIRE=integrated (does not hold"), std::string::npos) << fails.out;
+  auto none = info(fake_info, {"--json"}, cache.path);
+  EXPECT_TRUE(json::parse(none.out)["requirement"].is_null());
+}

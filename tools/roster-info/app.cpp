@@ -3,6 +3,7 @@
 #include "info.hpp"
 
 #include <roster/acquire.hpp>
+#include <roster/circuits.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -62,6 +63,20 @@ bool stdout_written(std::string_view what) {
   return false;
 }
 
+int run_bind(bool pin) {
+  auto b = roster::bind_rank(roster::bind_options{.pin_cpus = pin});
+  if (!b) {
+    print_error("roster-info bind", b.error());
+    return bind_failed;
+  }
+  try {
+    fmt::print("{}\n", roster::binding_record(*b));
+  } catch (const std::exception&) {
+    // fmt reports a failed write by throwing; stdout_written says why.
+  }
+  return stdout_written("the binding") ? 0 : output_failed;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"roster-info: the backends, adapters and circuits roster finds on this node, and what they measure.\n"
                "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
@@ -90,6 +105,11 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--svg", bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
       ->type_name("FILE");
   bench_cmd->add_flag("--no-save", no_save, "Do not write tuning records");
+
+  bool pin = false;
+  auto* bind_cmd = app.add_subcommand("bind", "Bind this rank to a device as roster::bind_rank does (run it under "
+                                              "mpirun or srun) and print the binding as one JSON line");
+  bind_cmd->add_flag("--pin", pin, "Also pin the process to the CPUs local to its device");
 
   try {
     app.parse(argc, argv);
@@ -122,6 +142,8 @@ int main(int argc, char** argv) {
       return output_failed;
     }
   }
+
+  if (*bind_cmd) return run_bind(pin);
 
   const report r = gather();
   try {

@@ -2,6 +2,7 @@
 // roster-info: what the node has (report) and what it measures (bench).
 
 #include <roster/backend.hpp>
+#include <roster/circuits.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/tuning.hpp>
@@ -22,6 +23,8 @@ inline constexpr int usage_error = 2;
 inline constexpr int require_failed = 3;
 /// Exit status when `bench` found a wrong result (nothing recorded for that adapter).
 inline constexpr int wrong_result = 5;
+/// Exit status when `bind` could not bind this rank.
+inline constexpr int bind_failed = 6;
 /// Exit status when output that was asked for was not written (a full disk,
 /// a closed pipe, an unwritable --svg file).
 inline constexpr int output_failed = 4;
@@ -64,6 +67,7 @@ struct circuit_row {
   std::string type;
   std::string identity;
   std::optional<double> score;
+  std::optional<device_occupancy> occupancy;  ///< where NVML answers
 };
 
 /// Everything roster-info prints without a subcommand.
@@ -74,6 +78,8 @@ struct report {
   std::vector<adapter_row> adapters;
   std::vector<circuit_row> circuits;
   std::string selector;                ///< ROSTER_DEVICE_SELECTOR as set
+  std::string requirement;             ///< ROSTER_REQUIRE as set
+  bool requirement_holds = true;       ///< some circuit satisfies it
   std::string tuning_path;
   std::size_t tuning_records = 0;
   std::vector<roster::error> warnings; ///< selector, tuning file, enumeration problems
@@ -113,6 +119,8 @@ struct bench_result {
   roster::detail::decision sync_decision;     ///< split against native grid sync (detail/decision.hpp)
 };
 
+/// Runs `roster-info bind`: prints this rank's binding as one JSON line; returns the exit status.
+int run_bind(bool pin);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
 /// Returns the SVG bar chart of bench results.

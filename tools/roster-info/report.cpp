@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
 
@@ -38,6 +40,7 @@ report gather() {
   r.version = ROSTER_INFO_VERSION;
   // First: the first collection of the backend inventory happens here.
   r.inventory = inventory_info<backend_registration>();
+  if (const auto req = detail::env_text(detail::env_require)) r.requirement = std::string(*req);
   if (const auto sel = detail::env_text(detail::env_device_selector)) r.selector = std::string(*sel);
 
   auto selector = selector_from_env();
@@ -106,8 +109,10 @@ report gather() {
       cr.type = std::string(to_string(c.type()));
       cr.identity = c.identity();
       cr.score = c.score;
+      cr.occupancy = c.occupancy;
       r.circuits.push_back(std::move(cr));
     }
+    r.requirement_holds = !cs->empty();
   } else if (selector) {  // a selector error is already reported
     r.warnings.push_back(cs.error());
   }
@@ -160,6 +165,9 @@ std::string render_table(const report& r) {
                      duration_text(static_cast<double>(r.inventory.collect_ns)), r.inventory.entries,
                      r.inventory.entries == 1 ? "y" : "ies", r.inventory.modules, r.inventory.modules == 1 ? "" : "s");
   if (!r.selector.empty()) out += fmt::format("ROSTER_DEVICE_SELECTOR={}\n", r.selector);
+  if (!r.requirement.empty())
+    out += fmt::format("ROSTER_REQUIRE={} ({})\n", r.requirement,
+                       r.requirement_holds ? "holds" : "does not hold: no visible device satisfies it");
 
   out += "\nBackends\n";
   std::vector<std::vector<std::string>> rows{{"rank", "backend", "capability", "status", "adapters"}};
@@ -202,6 +210,15 @@ std::string render_table(const report& r) {
   }
   if (r.circuits.empty()) rows.push_back({"-", "(none)", "", "", "", ""});
   out += columns(rows);
+  for (const auto& c : r.circuits)
+    if (const auto& o = c.occupancy) {
+      std::size_t others = 0;
+      for (unsigned pid : o->pids) others += pid != static_cast<unsigned>(::getpid()) ? 1 : 0;
+      out += fmt::format("  {}: {} of {} free, compute mode {}, {} other process{}{}\n", c.index,
+                         memory_text(o->memory_free), memory_text(o->memory_total), to_string(o->mode), others,
+                         others == 1 ? "" : "es",
+                         o->mig_enabled ? fmt::format(", MIG on ({} instances)", o->mig_uuids.size()) : "");
+    }
 
   out += fmt::format("\nTuning: {} ({} record{})\n", r.tuning_path.empty() ? "-" : r.tuning_path, r.tuning_records,
                      r.tuning_records == 1 ? "" : "s");
@@ -281,6 +298,8 @@ nlohmann::json render_json(const report& r) {
                       {"duplicates", r.inventory.duplicates},
                       {"conflicts", r.inventory.conflicts}};
   doc["selector"] = r.selector.empty() ? json(nullptr) : json(r.selector);
+  doc["requirement"] = r.requirement.empty() ? json(nullptr)
+                                             : json({{"text", r.requirement}, {"holds", r.requirement_holds}});
   json backends = json::array();
   for (const auto& b : r.backends)
     backends.push_back({{"id", b.id},
@@ -323,7 +342,15 @@ nlohmann::json render_json(const report& r) {
                         {"type", c.type},
                         {"name", c.name},
                         {"identity", c.identity},
-                        {"score", c.score ? json(*c.score) : json(nullptr)}});
+                        {"score", c.score ? json(*c.score) : json(nullptr)},
+                        {"occupancy", c.occupancy ? json({{"source", c.occupancy->source},
+                                                          {"memory_total", c.occupancy->memory_total},
+                                                          {"memory_free", c.occupancy->memory_free},
+                                                          {"compute_mode", std::string(to_string(c.occupancy->mode))},
+                                                          {"mig_enabled", c.occupancy->mig_enabled},
+                                                          {"mig_uuids", c.occupancy->mig_uuids},
+                                                          {"pids", c.occupancy->pids}})
+                                                  : json(nullptr)}});
   doc["circuits"] = circuits;
   doc["tuning"] = {{"path", r.tuning_path.empty() ? json(nullptr) : json(r.tuning_path)},
                    {"records", r.tuning_records}};

@@ -111,6 +111,9 @@ expected<adapter_info> describe_adapter(int ordinal) {
                 static_cast<unsigned>(prop.pciBusID), static_cast<unsigned>(prop.pciDeviceID));
   a.pci_address = pci;
   a.vendor_id = 0x10de;
+  // The runtime applied CUDA_VISIBLE_DEVICES before listing this device: its
+  // adapters are the mask's visible set for every other backend's (circuits).
+  a.applied_mask = "CUDA_VISIBLE_DEVICES";
   // The runtime does not give the PCI device id; sysfs does, where it is mounted.
   const std::string id = read_line("/sys/bus/pci/devices/" + a.pci_address + "/device");
   if (!id.empty()) a.device_id = static_cast<std::uint32_t>(std::strtoul(id.c_str(), nullptr, 16));

@@ -9,6 +9,7 @@
 #include <roster/detail/text.hpp>
 #include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/gpu_list.hpp>
+#include <roster/detail/json.hpp>
 #include <roster/detail/occupancy.hpp>
 #include <roster/detail/requirement.hpp>
 #include <roster/detail/vendor_masks.hpp>
@@ -480,10 +481,13 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
     rank_binding b;
     b.launcher = *launcher;
     // Ranks go round-robin over the GPU circuits in circuit order; the CPU
-    // circuit takes ranks only when no GPU is visible or the selector names it.
+    // circuit (or an `other` device) takes ranks only when no GPU is visible
+    // or the selector names it.
     std::vector<const circuit*> pool;
     for (const auto& c : *list)
-      if (c.type() != device_type::cpu || detail::selector_asks_for(c)) pool.push_back(&c);
+      if (c.type() == device_type::discrete_gpu || c.type() == device_type::integrated_gpu ||
+          c.type() == device_type::virtual_gpu || detail::selector_asks_for(c))
+        pool.push_back(&c);
     if (pool.empty())
       for (const auto& c : *list) pool.push_back(&c);
     const std::size_t n = pool.size();
@@ -497,6 +501,7 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
       line += "no MPI launcher -> ";
     line += detail::describe(*b.circuit) + " (" + std::to_string(r % n + 1) + " of " + std::to_string(n) +
             (n == list->size() ? " circuits)" : " GPU circuits)");
+    b.circuit_reason = line.substr(std::string_view("rank binding: ").size());
     detail::add_trace_line(line);
     const std::size_t size = b.launcher ? static_cast<std::size_t>(b.launcher->size) : 0;
     if (size > n) {
@@ -538,6 +543,59 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
 }
 
 ROSTER_INLINE std::string rank_binding::cpuset() const { return detail::format_cpu_list(cpus); }
+
+ROSTER_INLINE std::string binding_record(const rank_binding& b) {
+  using detail::json_number;
+  using detail::json_quote;
+  std::string out = "{";
+  auto key = [&out](std::string_view k) {
+    if (out.size() > 1) out += ',';
+    json_quote(out, k);
+    out += ':';
+  };
+  auto text = [&](std::string_view k, std::string_view v) {
+    key(k);
+    json_quote(out, v);
+  };
+  auto number = [&](std::string_view k, std::optional<double> v) {
+    key(k);
+    if (v) json_number(out, *v);
+    else out += "null";
+  };
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  text("host", host);
+  // The launcher's world rank, for reading the lines of many nodes together.
+  std::optional<double> world;
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK",
+                        "PALS_RANKID"})
+    if (auto t = detail::env_text(v); t && !world)
+      if (auto n = detail::parse_uint(detail::trim(*t), 1u << 30)) world = static_cast<double>(*n);
+  number("rank", world);
+  number("local_rank", b.launcher ? std::optional<double>(b.launcher->rank) : std::nullopt);
+  number("local_size", b.launcher && b.launcher->size > 0 ? std::optional<double>(b.launcher->size) : std::nullopt);
+  text("rank_variable", b.launcher ? std::string_view(b.launcher->rank_variable) : std::string_view{});
+  const circuit* c = b.circuit;
+  number("circuit", c ? std::optional<double>(static_cast<double>(c->index)) : std::nullopt);
+  text("type", c ? to_string(c->type()) : std::string_view{});
+  text("uuid", c ? c->identity().starts_with("GPU-") ? c->identity() : std::string{} : std::string{});
+  text("pci_address", c ? c->adapter.pci_address : std::string{});
+  text("adapter", c ? c->adapter.spec() : std::string{});
+  text("name", c ? c->adapter.name : std::string{});
+  text("cpuset", b.cpuset());
+  number("numa_node", b.numa_node >= 0 ? std::optional<double>(b.numa_node) : std::nullopt);
+  key("pinned");
+  out += b.pinned ? "true" : "false";
+  number("sharing", static_cast<double>(b.sharing));
+  text("warning", b.warning);
+  key("reasons");
+  out += '[';
+  json_quote(out, b.circuit_reason);
+  out += ',';
+  json_quote(out, b.cpu_reason);
+  out += "]}";
+  return out;
+}
 
 ROSTER_INLINE expected<rank_binding> bind_rank() noexcept { return bind_rank(bind_options{}); }
 

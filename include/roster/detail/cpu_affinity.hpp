@@ -103,7 +103,7 @@ inline cpu_choice choose_cpus(const cpu_locality& local, const std::vector<int>&
   cpu_choice out;
   if (local.cpus.empty()) {
     out.cpus = allowed;
-    out.reason = "the GPU's local CPUs are unknown (no local_cpulist): kept the launcher's CPUs";
+    out.reason = "the device's local CPUs are unknown (no local_cpulist): kept the launcher's CPUs";
     return out;
   }
   std::vector<int> both;
@@ -111,7 +111,7 @@ inline cpu_choice choose_cpus(const cpu_locality& local, const std::vector<int>&
                         std::back_inserter(both));
   if (both.empty()) {
     out.cpus = allowed;
-    out.reason = "none of the GPU's local CPUs (" + format_cpu_list(local.cpus) +
+    out.reason = "none of the device's local CPUs (" + format_cpu_list(local.cpus) +
                  ") is allowed by the launcher's binding: kept the launcher's CPUs";
     return out;
   }
@@ -120,12 +120,12 @@ inline cpu_choice choose_cpus(const cpu_locality& local, const std::vector<int>&
     const std::size_t first = (slot % sharing) * per;
     out.cpus.assign(both.begin() + static_cast<std::ptrdiff_t>(first),
                     both.begin() + static_cast<std::ptrdiff_t>(first + per));
-    out.reason = "CPUs local to the GPU (" + format_cpu_list(local.cpus) + "), share " + std::to_string(slot % sharing + 1) +
+    out.reason = "CPUs local to the device (" + format_cpu_list(local.cpus) + "), share " + std::to_string(slot % sharing + 1) +
                  " of " + std::to_string(sharing) + " ranks on it";
     return out;
   }
   out.cpus = std::move(both);
-  out.reason = "CPUs local to the GPU (" + format_cpu_list(local.cpus) + ") that the launcher allows";
+  out.reason = "CPUs local to the device (" + format_cpu_list(local.cpus) + ") that the launcher allows";
   return out;
 }
 

@@ -218,9 +218,39 @@ class json_reader {
   std::string why_;
 };
 
+// Returns the length of the valid UTF-8 sequence at s[i], or 0 when the byte
+// there starts none (a stray continuation, an overlong form, a surrogate, past
+// U+10FFFF, or cut short).
+inline std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  std::size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((b(i + k) & 0xc0) != 0x80) return 0;
+  if (n == 3 && ((c == 0xe0 && b(i + 1) < 0xa0) || (c == 0xed && b(i + 1) > 0x9f))) return 0;
+  if (n == 4 && ((c == 0xf0 && b(i + 1) < 0x90) || (c == 0xf4 && b(i + 1) > 0x8f))) return 0;
+  return n;
+}
+
+/// Appends s as a JSON string. Bytes that are not valid UTF-8 (a path or a
+/// variable holding Latin-1, say) are written as the text \xNN, so the
+/// output stays valid JSON and still shows what the bytes were.
 inline void json_quote(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      if (const std::size_t n = utf8_length(s, i); n > 0) {
+        out.append(s.substr(i, n));
+        i += n - 1;
+      } else {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        out += buf;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
