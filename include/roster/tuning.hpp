@@ -80,12 +80,18 @@ struct tuning_file {
 /// file is an error (errc::io) whose Fix: says how to recover.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
 
-/// Merges records into a tuning file: under an exclusive lock on PATH.lock it
-/// reads the file (ignoring it if corrupt), replaces the records with the same
+/// Merges records into a tuning file: under an exclusive lock on PATH.lock
+/// (waited for at most 30 s) it removes temporary files a killed writer left,
+/// reads the file, replaces the records with the same
 /// backend and device, writes a temporary file in the same folder, fsyncs it,
-/// and renames it over the file, so readers see the old or the new file whole.
+/// and renames it over the file (keeping its mode), so readers see the old or
+/// the new file whole. A file that cannot be read (permission, not a regular
+/// file) is an error and is left as it is. A corrupt file is kept as
+/// PATH.corrupt-TIME (its name is stored in kept_corrupt when given) and its
+/// valid records are carried over.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> save_tuning(const std::string& path,
-                                                                  std::span<const tuning_record> records);
+                                                                  std::span<const tuning_record> records,
+                                                                  std::string* kept_corrupt = nullptr);
 
 /// Returns the text of a tuning file holding these records.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string to_json(const tuning_file& file);
@@ -110,10 +116,11 @@ namespace detail {
 
 /// Returns the records of the default tuning file, read once per process
 /// (see reload_tuning). A corrupt file gives none, with a warning under
-/// ROSTER_TRACE. The span stays valid until the next reload_tuning().
+/// ROSTER_TRACE. The span stays valid until the process ends, across
+/// reload_tuning() on any thread (each load is a snapshot kept alive).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const tuning_record> current_tuning();
 /// Reads the default tuning file again at the next use, e.g. after a bench
-/// wrote it; spans from current_tuning() become invalid.
+/// wrote it; spans from earlier current_tuning() calls keep the old records.
 ROSTER_API ROSTER_INLINE void reload_tuning();
 
 /// Returns the measured triad GB/s of an adapter from the default file, or nothing.

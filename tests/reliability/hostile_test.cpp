@@ -8,16 +8,26 @@
 
 #include <roster/detail/plugin_check-inl.hpp>
 
+#include <roster/detail/file_io.hpp>
+
 #include <dlfcn.h>
+#include <grp.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -236,6 +246,242 @@ TEST(Hostile, DeviceCacheMemoryIsLinearAndRescanFree) {
   for (int i = 0; i < 300; ++i) roster::rescan();
   const std::size_t after = resident_bytes();
   EXPECT_LT(after - std::min(settled, after), std::size_t{4} << 20) << "300 rescans grew resident memory";
+}
+
+// The tuning-file cases (1, 5, 6, 11) point XDG_CACHE_HOME at a folder of
+// their own for one test and put it back after.
+struct cache_home {
+  std::optional<std::string> old;
+  explicit cache_home(const std::string& path) {
+    if (const char* v = std::getenv("XDG_CACHE_HOME")) old = v;
+    ::setenv("XDG_CACHE_HOME", path.c_str(), 1);
+    roster::reload_tuning();
+  }
+  ~cache_home() {
+    if (old) ::setenv("XDG_CACHE_HOME", old->c_str(), 1);
+    else ::unsetenv("XDG_CACHE_HOME");
+    roster::reload_tuning();
+  }
+};
+
+roster::tuning_record sample_record(const std::string& device, double triad) {
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = device;
+  r.driver_version = "1";
+  r.figures.push_back({roster::op::triad, roster::element_type::f64, triad});
+  return r;
+}
+
+bool is_fifo(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// Case 1: a FIFO where the tuning file should be: open without O_NONBLOCK
+// waited forever for a writer, in acquire("cpu") and every read. The run is a
+// child under alarm(), so the old hang is a failure, not a stuck suite.
+TEST(Hostile, FifoForTuningFileNeitherHangsNorIsReplaced) {
+  temp_folder cache;
+  std::filesystem::create_directories(cache.path + "/roster");
+  const std::string path = cache.path + "/roster/tuning.json";
+  ASSERT_EQ(::mkfifo(path.c_str(), 0644), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(20);
+    ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+    roster::reload_tuning();
+    auto d = roster::acquire("cpu");
+    const bool ok = d.has_value() && roster::current_tuning().empty() && !roster::load_tuning(path);
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "acquire(\"cpu\") hung on the FIFO (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  auto loaded = roster::load_tuning(path);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().message().find(path + " is a FIFO, not a regular file"), std::string::npos)
+      << loaded.error().message();
+  expect_fix(loaded.error());
+  auto saved = roster::save_tuning(path, std::vector{sample_record("a", 1.0)});
+  ASSERT_FALSE(saved);
+  EXPECT_NE(saved.error().message().find("it is not replaced"), std::string::npos) << saved.error().message();
+  EXPECT_TRUE(is_fifo(path));
+}
+
+// Case 1, the lock: a FIFO as the lock file is refused, and a lock that some
+// other process keeps is waited for a bounded time, then an error.
+TEST(Hostile, TuningLockIsARegularFileAndItsWaitIsBounded) {
+  temp_folder cache;
+  const std::string path = cache.path + "/tuning.json";
+  ASSERT_EQ(::mkfifo((path + ".lock").c_str(), 0644), 0);
+  auto saved = roster::save_tuning(path, std::vector{sample_record("a", 1.0)});
+  ASSERT_FALSE(saved);
+  EXPECT_NE(saved.error().message().find(path + ".lock is a FIFO, not a regular file"), std::string::npos)
+      << saved.error().message();
+  expect_fix(saved.error());
+  EXPECT_FALSE(std::filesystem::exists(path));
+  ASSERT_EQ(::unlink((path + ".lock").c_str()), 0);
+  // Another holder keeps the lock: the wait ends.
+  const int fd = ::open((path + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const auto start = std::chrono::steady_clock::now();
+  roster::detail::file_lock lock(path, std::chrono::milliseconds(300));
+  EXPECT_FALSE(lock.held());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  const auto e = lock.failure("tuning file");
+  EXPECT_NE(e.value.message().find("still locked by another writer"), std::string::npos) << e.value.message();
+  ::close(fd);
+  roster::detail::file_lock free_now(path, std::chrono::milliseconds(300));
+  EXPECT_TRUE(free_now.held());
+}
+
+// Case 5: a file that could not be read was taken as corrupt and replaced:
+// records lost, mode 0644. A corrupt file lost its valid records.
+TEST(Hostile, UnreadableTuningFileIsKeptCorruptOneSetAsideModeKept) {
+  temp_folder cache;
+  const std::string path = cache.path + "/tuning.json";
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record("kept", 1.0)}));
+  const std::string before = read_file(path);
+  // Root reads a file of mode 000: as root, the save runs in a child as
+  // nobody, in a folder nobody owns.
+  if (::geteuid() == 0) {
+    for (const auto& p : {cache.path, path, path + ".lock"}) ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);
+  }
+  ASSERT_EQ(::chmod(path.c_str(), 0), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      ::_exit(3);
+    auto saved = roster::save_tuning(path, std::vector{sample_record("new", 2.0)});
+    if (saved) ::_exit(1);  // it replaced a file it could not read
+    if (saved.error().message().find("Permission denied; it is not replaced") == std::string::npos ||
+        saved.error().fix().empty()) {
+      std::fprintf(stderr, "%s\n", saved.error().message().c_str());
+      ::_exit(2);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: replaced, 2: wrong message, 3: could not become nobody";
+  {
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0u);
+  }
+  // The mode is kept on replace.
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  EXPECT_EQ(read_file(path), before);
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record("new", 2.0)}));
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  auto both = roster::load_tuning(path);
+  ASSERT_TRUE(both) << both.error().message();
+  EXPECT_EQ(both->records.size(), 2u);
+  // A corrupt file (its second record is not valid) is kept beside the new
+  // one, and its valid record is carried over.
+  const std::string corrupt =
+      "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": [{\"backend\": \"cpu\", \"device\": \"old\", "
+      "\"driver\": \"1\", \"gbps\": {\"double\": {\"triad\": 5}}}, {\"backend\": \"cpu\"}]}\n";
+  {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << corrupt;
+  }
+  ASSERT_FALSE(roster::load_tuning(path));
+  std::string kept;
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record("new", 3.0)}, &kept));
+  ASSERT_EQ(kept.rfind(path + ".corrupt-", 0), 0u) << kept;
+  EXPECT_EQ(read_file(kept), corrupt);
+  auto merged = roster::load_tuning(path);
+  ASSERT_TRUE(merged) << merged.error().message();
+  ASSERT_EQ(merged->records.size(), 2u);
+  EXPECT_EQ(merged->records[0].device, "old");
+  EXPECT_EQ(merged->records[1].device, "new");
+}
+
+// Case 6: kill -9 between mkstemp and rename left tuning.json.XXXXXX files
+// that nothing removed. A later write removes the stale ones (old, matching
+// the pattern, regular files) and nothing else.
+TEST(Hostile, StaleTuningTempFilesAreRemoved) {
+  temp_folder cache;
+  const std::string path = cache.path + "/tuning.json";
+  auto make = [&](const std::string& name, bool old) {
+    std::ofstream(cache.path + "/" + name) << "partial";
+    if (old) {
+      const timespec times[2] = {{::time(nullptr) - 3600, 0}, {::time(nullptr) - 3600, 0}};
+      ::utimensat(AT_FDCWD, (cache.path + "/" + name).c_str(), times, 0);
+    }
+  };
+  make("tuning.json.aB3xYz", true);      // stale: removed
+  make("tuning.json.Qw12er", false);     // fresh: a writer may still own it
+  make("tuning.json.corrupt-1", true);   // not the pattern
+  make("tuning.json.ab", true);          // not the pattern
+  make("other.json.aB3xYz", true);       // another file's
+  ASSERT_EQ(::symlink((cache.path + "/other.json.aB3xYz").c_str(), (cache.path + "/tuning.json.LnK000").c_str()), 0);
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record("a", 1.0)}));
+  EXPECT_FALSE(std::filesystem::exists(cache.path + "/tuning.json.aB3xYz"));
+  for (const char* kept : {"tuning.json.Qw12er", "tuning.json.corrupt-1", "tuning.json.ab", "other.json.aB3xYz"})
+    EXPECT_TRUE(std::filesystem::exists(cache.path + "/" + kept)) << kept;
+  EXPECT_TRUE(std::filesystem::is_symlink(cache.path + "/tuning.json.LnK000"));
+  EXPECT_TRUE(roster::load_tuning(path));
+}
+
+// Case 11: current_tuning() returned a span into records that reload_tuning()
+// freed: a span held across a reload, or on another thread, read freed memory.
+TEST(Hostile, TuningSpanSurvivesReload) {
+  temp_folder cache;
+  cache_home home(cache.path);
+  ASSERT_TRUE(roster::save_tuning(cache.path + "/roster/tuning.json", std::vector{sample_record("first", 1.0)}));
+  roster::reload_tuning();
+  const auto held = roster::current_tuning();
+  ASSERT_EQ(held.size(), 1u);
+  ASSERT_TRUE(roster::save_tuning(cache.path + "/roster/tuning.json", std::vector{sample_record("second", 2.0)}));
+  roster::reload_tuning();
+  EXPECT_EQ(roster::current_tuning().size(), 2u);
+  // The span from before the reload still reads the records it had.
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].device, "first");
+  EXPECT_EQ(held[0].backend, "cpu");
+}
+
+// Case 11 on threads (run under TSan in CI): reload_tuning() on one thread
+// while others acquire and read records.
+TEST(Hostile, ReloadTuningRacesAcquire) {
+  temp_folder cache;
+  cache_home home(cache.path);
+  roster::adapter_info a;
+  a.backend = "cpu";
+  a.name = "racer";
+  a.driver_version = "1";
+  ASSERT_TRUE(roster::save_tuning(cache.path + "/roster/tuning.json",
+                                  std::vector{sample_record(roster::tuning_device_key(a), 7.0)}));
+  roster::reload_tuning();
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0};
+  std::thread reloader([&] {
+    while (!stop.load()) roster::reload_tuning();
+  });
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) {
+        auto d = roster::acquire("cpu");
+        if (!d) ++wrong;
+        auto records = roster::current_tuning();
+        for (const auto& r : records)
+          if (r.device != roster::tuning_device_key(a)) ++wrong;
+        auto bw = roster::triad_bandwidth(a);
+        if (!bw || *bw != 7.0) ++wrong;
+      }
+    });
+  for (auto& r : readers) r.join();
+  stop = true;
+  reloader.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "info.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,6 +138,81 @@ TEST(Hostile, RefusedPluginsAreReportedAndTraced) {
   auto traced = run({fake_info}, env_trace);
   EXPECT_NE((traced.out + traced.err).find("plugin refused: plugin '" + folder.path + "/libm.so'"), std::string::npos)
       << traced.err;
+}
+
+// Case 1: a FIFO where the tuning file should be: the read opened it without
+// O_NONBLOCK, so roster-info, --json and bench waited forever for a writer.
+// Each run goes through timeout(1): a hang is exit 124, not a stuck suite.
+TEST(Hostile, FifoForTuningFileIsAnErrorNotAHang) {
+  temp_dir cache;
+  std::filesystem::create_directories(cache.path + "/roster");
+  const std::string fifo = cache.path + "/roster/tuning.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::map<std::string, std::optional<std::string>> env = {
+      {"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}};
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {}, {"--json"}, {"bench", "--adapter", "toolfake:0", "--size", "1K", "--reps", "1"}}) {
+    std::vector<std::string> argv = {"/usr/bin/timeout", "20", fake_info};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run(argv, env);
+    const std::string name = args.empty() ? "table" : args[0];
+    ASSERT_NE(r.status, 124) << name << " hung on the FIFO";
+    EXPECT_EQ(r.status, 0) << name << ": " << r.err;
+    EXPECT_NE((r.out + r.err).find(fifo + " is a FIFO, not a regular file"), std::string::npos)
+        << name << ": " << r.out << r.err;
+    EXPECT_NE((r.out + r.err).find("rm '" + fifo + "'"), std::string::npos) << name << ": " << r.out << r.err;
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode)) << "the bench replaced the FIFO";
+}
+
+// Case 5: a tuning file the user could not read was taken as corrupt and
+// replaced by bench: its records were lost and its mode became 0644.
+TEST(Hostile, BenchNeverReplacesATuningFileItCannotRead) {
+  temp_dir cache;
+  std::filesystem::create_directories(cache.path + "/roster");
+  const std::string path = cache.path + "/roster/tuning.json";
+  write_text(path, "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": []}\n");
+  // Root reads a file of mode 000: as root, the bench runs as nobody, in a
+  // folder nobody owns.
+  std::vector<std::string> as;
+  if (::geteuid() == 0) {
+    for (const auto& p : {cache.path, cache.path + "/roster", path}) ASSERT_EQ(::chown(p.c_str(), 65534, 65534), 0);
+    as = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  ASSERT_EQ(::chmod(path.c_str(), 0), 0);
+  std::vector<std::string> argv = as;
+  argv.insert(argv.end(), {fake_info, "bench", "--adapter", "toolfake:0", "--size", "1K", "--reps", "1"});
+  auto b = run(argv,
+               {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  EXPECT_NE(b.err.find("Permission denied; it is not replaced, and no record was written"), std::string::npos)
+      << b.err;
+  EXPECT_NE(b.err.find("Fix: make the file readable"), std::string::npos) << b.err;
+  EXPECT_EQ(b.out.find("wrote 1 tuning record"), std::string::npos) << b.out;
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0u);
+  ::chmod(path.c_str(), 0644);
+  EXPECT_EQ(read_text(path), "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": []}\n");
+}
+
+// Case 9: XDG_CACHE_HOME naming a file: bench said "it is replaced now" and
+// then that it could not create the folder. One true thing now.
+TEST(Hostile, CacheHomeThatIsAFileIsSaidOnce) {
+  temp_dir dir;
+  const std::string file = dir.path + "/passwd";
+  write_text(file, "root:x:0:0::/root:/bin/sh\n");
+  auto b = run({fake_info, "bench", "--adapter", "toolfake:0", "--size", "1K", "--reps", "1"},
+               {{"XDG_CACHE_HOME", file}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  EXPECT_EQ(b.err.find("replaced"), std::string::npos) << b.err;
+  EXPECT_EQ(b.err.find("cannot create the folder"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("tuning file: " + file + " is a file, not a folder"), std::string::npos) << b.err;
+  std::size_t warnings = 0;
+  for (std::size_t at = b.err.find("warning: "); at != std::string::npos; at = b.err.find("warning: ", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << b.err;
+  EXPECT_EQ(read_text(file), "root:x:0:0::/root:/bin/sh\n");
 }
 
 }  // namespace

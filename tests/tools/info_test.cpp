@@ -256,10 +256,12 @@ TEST(Exit, CorruptTuningFileIsAWarningNotAFailure) {
   json doc = json::parse(j.out);
   ASSERT_FALSE(doc["warnings"].empty());
   EXPECT_EQ(doc["warnings"][0]["code"], "io");
-  // The bench replaces it, after saying so.
+  // The bench replaces it, keeping the corrupt file beside it, and says so.
   auto b = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path);
   EXPECT_EQ(b.status, 0) << b.err;
-  EXPECT_NE(b.err.find("it is replaced now"), std::string::npos) << b.err;
+  EXPECT_NE(b.err.find("the corrupt file is kept as " + cache.path + "/roster/tuning.json.corrupt-"),
+            std::string::npos)
+      << b.err;
   EXPECT_TRUE(roster::load_tuning(cache.path + "/roster/tuning.json"));
 }
 

@@ -448,12 +448,18 @@ int run_bench(const bench_options& o) {
     if (auto path = tuning_path(); !path) {
       fmt::print(stderr, "\nwarning: {}\n", path.error().message());
     } else if (!records.empty()) {
-      if (auto old = load_tuning(*path); !old)
-        fmt::print(stderr, "\nwarning: {}\n(it is replaced now)\n", old.error().message());
-      if (auto ok = save_tuning(*path, records); !ok)
+      // One true account: the save says whether it wrote, and a corrupt file
+      // it kept aside is named only once the new file is in place.
+      auto old = load_tuning(*path);
+      std::string kept;
+      if (auto ok = save_tuning(*path, records, &kept); !ok) {
         fmt::print(stderr, "\nwarning: {}\n", ok.error().message());
-      else
+      } else {
+        if (!kept.empty())
+          fmt::print(stderr, "\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
+                     old ? std::string("the tuning file was corrupt") : old.error().message(), kept);
         fmt::print("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path);
+      }
     }
   }
   bool wrong = false;

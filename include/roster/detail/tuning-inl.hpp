@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -109,7 +111,10 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
   return out;
 }
 
-ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
+namespace detail {
+// Parses a tuning file; with salvage, a record that is not valid is skipped
+// instead of failing the whole file (what a corrupt file carries over).
+inline expected<tuning_file> parse_tuning_records(std::string_view text, bool salvage) {
   using detail::json_value;
   using kind = json_value::kind;
   json_value root;
@@ -128,8 +133,8 @@ ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
   if (records == nullptr || records->k != kind::array) return detail::corrupt_tuning("\"records\" is not an array");
   tuning_file out;
   std::size_t index = 0;
-  for (const auto& r : records->items) {
-    const std::string where = "record " + std::to_string(index++);
+  auto one = [&](const json_value& r, std::size_t at) -> expected<tuning_record> {
+    const std::string where = "record " + std::to_string(at);
     if (r.k != kind::object) return detail::corrupt_tuning(where + " is not an object");
     tuning_record rec;
     auto text_field = [&](const char* key, std::string& to, bool required) -> bool {
@@ -193,9 +198,29 @@ ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
       if (const json_value* v = sync->get("spread"); v != nullptr && v->k == kind::number && v->n >= 0)
         rec.sync_spread = v->n;
     }
-    out.records.push_back(std::move(rec));
+    return rec;
+  };
+  for (const auto& r : records->items) {
+    auto rec = one(r, index++);
+    if (rec) out.records.push_back(std::move(*rec));
+    else if (!salvage) return std::move(rec).error();
   }
   return out;
+}
+
+// The name a corrupt tuning file is kept under: PATH.corrupt-YYYYMMDDTHHMMSSZ.
+inline std::string corrupt_name(const std::string& path) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  return path + ".corrupt-" + stamp;
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {
+  return detail::parse_tuning_records(text, false);
 }
 
 
@@ -208,11 +233,36 @@ ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) {
   return file;
 }
 
-ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<const tuning_record> records) {
-  // Read-merge-write under the lock; a corrupt old file is replaced.
-  return detail::locked_replace(path, "tuning file", [&] {
+ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<const tuning_record> records,
+                                        std::string* kept_corrupt) {
+  // Read-merge-write under the lock. A file that cannot be read (no
+  // permission, a FIFO, an I/O error) is never replaced: its records may be
+  // good. A corrupt file is kept beside the new one, and its valid records
+  // are carried over.
+  return detail::locked_replace(path, "tuning file", [&]() -> expected<std::string> {
+    auto text = detail::read_file(path, "tuning file");
+    if (!text) {
+      const auto& e = text.error();
+      return make_error(e.code(), std::string(e.what()) + "; it is not replaced, and no record was written",
+                        e.fix());
+    }
     tuning_file merged;
-    if (auto old = load_tuning(path)) merged = std::move(*old);
+    if (*text) {
+      if (auto file = parse_tuning(**text)) {
+        merged = std::move(*file);
+      } else {
+        const std::string aside = detail::corrupt_name(path);
+        if (::link(path.c_str(), aside.c_str()) != 0)
+          return make_error(errc::io,
+                            path + ": " + std::string(file.error().what()) + "; it cannot be kept as " + aside +
+                                ": " + std::strerror(errno) + ", so it is not replaced",
+                            "move the file away yourself, then run the bench again");
+        if (kept_corrupt) *kept_corrupt = aside;
+        if (auto some = detail::parse_tuning_records(**text, true)) merged = std::move(*some);
+        detail::tuning_trace("corrupt file kept as " + aside + "; " + std::to_string(merged.records.size()) +
+                             " valid records carried over");
+      }
+    }
     for (const auto& r : records) {
       auto same = std::find_if(merged.records.begin(), merged.records.end(), [&](const tuning_record& x) {
         return x.backend == r.backend && x.device == r.device;
@@ -247,10 +297,15 @@ ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> rec
   return m;
 }
 
+// The records of the default file, as snapshots that are never changed once
+// published: reload_tuning() retires the current one instead of freeing it,
+// so a span from current_tuning() on one thread stays valid while another
+// reloads (as the inventory and circuits keep their old tables). A process
+// reloads after each bench it runs, so the retired ones stay few and small.
 struct tuning_cache {
   std::mutex mutex;
-  bool loaded = false;
-  tuning_file file;
+  const tuning_file* current = nullptr;
+  std::vector<std::unique_ptr<const tuning_file>> snapshots;
 };
 inline tuning_cache& the_tuning_cache() {
   static tuning_cache cache;  // function-local: no global constructor
@@ -261,22 +316,22 @@ inline tuning_cache& the_tuning_cache() {
 ROSTER_INLINE std::span<const tuning_record> current_tuning() {
   auto& cache = detail::the_tuning_cache();
   std::lock_guard lock(cache.mutex);
-  if (!cache.loaded) {
-    cache.loaded = true;
+  if (cache.current == nullptr) {
+    auto file = std::make_unique<tuning_file>();
     if (auto path = tuning_path()) {
-      if (auto file = load_tuning(*path)) cache.file = std::move(*file);
-      else detail::tuning_trace("warning: " + file.error().message());
+      if (auto loaded = load_tuning(*path)) *file = std::move(*loaded);
+      else detail::tuning_trace("warning: " + loaded.error().message());
     }
+    cache.current = file.get();
+    cache.snapshots.push_back(std::move(file));
   }
-  // Records are replaced only by reload_tuning, which callers sequence themselves.
-  return cache.file.records;
+  return cache.current->records;
 }
 
 ROSTER_INLINE void reload_tuning() {
   auto& cache = detail::the_tuning_cache();
   std::lock_guard lock(cache.mutex);
-  cache.loaded = false;
-  cache.file = {};
+  cache.current = nullptr;  // the old snapshot stays alive: spans into it remain valid
 }
 
 ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a) {
