@@ -10,4 +10,5 @@
 #include <roster/detail/device-inl.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/circuits-inl.hpp>
+#include <roster/detail/binding-inl.hpp>
 #include <roster/detail/ranking-inl.hpp>

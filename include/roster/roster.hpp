@@ -3,6 +3,7 @@
 
 #include <roster/acquire.hpp>
 #include <roster/backend.hpp>
+#include <roster/binding.hpp>
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
 #include <roster/error.hpp>

@@ -3,7 +3,7 @@
 #include "info.hpp"
 
 #include <roster/acquire.hpp>
-#include <roster/circuits.hpp>
+#include <roster/binding.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
