@@ -290,6 +290,9 @@ TEST(Hostile, FifoForTuningFileNeitherHangsNorIsReplaced) {
   if (pid == 0) {
     ::alarm(20);
     ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+    // One CPU thread: the child of a multi-threaded process starts no thread
+    // (ThreadSanitizer stops a child that does).
+    ::setenv("ROSTER_CPU_THREADS", "1", 1);
     roster::reload_tuning();
     auto d = roster::acquire("cpu");
     const bool ok = d.has_value() && roster::current_tuning().empty() && !roster::load_tuning(path);
