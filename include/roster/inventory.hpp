@@ -41,15 +41,9 @@ namespace detail {
 // Sorts gathered entries by T's key (a type without a key by site), then by
 // module load order, then site. Instantiated per T so the key comparison is
 // inlined: the sort is most of a collection's time. An integral key is
-// copied into the entries first, so comparing two entries reads no object.
+// copied into the entries and radix-sorted, reading no object while sorting.
 template <class T>
-void sort_entries(walk_entry* first, walk_entry* last) noexcept {
-  auto ties = [](const walk_entry& a, const walk_entry& b) noexcept {
-    if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
-    int c = std::strcmp(a.site, b.site);
-    if (c != 0) return c < 0;
-    return std::less<const void*>{}(a.object, b.object);
-  };
+void sort_entries(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept {
   if constexpr (keyed_entry<T>) {
     using key_type = std::remove_cvref_t<decltype(std::declval<const T&>().key())>;
     if constexpr (std::is_integral_v<key_type> && sizeof(key_type) <= sizeof(std::uint64_t)) {
@@ -60,26 +54,25 @@ void sort_entries(walk_entry* first, walk_entry* last) noexcept {
         if constexpr (std::is_signed_v<key_type>) bits ^= std::uint64_t{1} << (8 * sizeof(key_type) - 1);
         e->key_bits = bits;
       }
-      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
-        if (a.key_bits != b.key_bits) return a.key_bits < b.key_bits;
-        return ties(a, b);
-      });
+      sort_by_key_bits(first, last, scratch);
     } else {
+      (void)scratch;
       std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
         const auto& ka = static_cast<const T*>(a.object)->key();
         const auto& kb = static_cast<const T*>(b.object)->key();
         if (ka < kb) return true;
         if (kb < ka) return false;
-        return ties(a, b);
+        return tie_less(a, b);
       });
     }
   } else {
     // Sites first, so the copies of one site linked into several modules
     // are adjacent for the duplicate pass.
+    (void)scratch;
     std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
       int c = std::strcmp(a.site, b.site);
       if (c != 0) return c < 0;
-      return ties(a, b);
+      return tie_less(a, b);
     });
   }
 }

@@ -263,6 +263,47 @@ ROSTER_API ROSTER_INLINE void invalidate_for_testing() noexcept {
   }
 }
 
+ROSTER_API ROSTER_INLINE bool tie_less(const walk_entry& a, const walk_entry& b) noexcept {
+  if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
+  int c = std::strcmp(a.site, b.site);
+  if (c != 0) return c < 0;
+  return std::less<const void*>{}(a.object, b.object);
+}
+
+ROSTER_API ROSTER_INLINE void sort_by_key_bits(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept {
+  const std::size_t n = static_cast<std::size_t>(last - first);
+  if (n < 2) return;
+  // Least significant digit first, 8 bits a pass; one read counts every
+  // digit, and a digit the same in every key (the high bytes of small keys)
+  // costs no pass. Each pass is stable, so the gather order (module rank)
+  // survives among equal keys.
+  std::size_t counts[8][256] = {};
+  for (const walk_entry* e = first; e != last; ++e)
+    for (unsigned d = 0; d < 8; ++d) ++counts[d][(e->key_bits >> (8 * d)) & 0xffu];
+  walk_entry* from = first;
+  walk_entry* to = scratch;
+  for (unsigned d = 0; d < 8; ++d) {
+    const std::size_t first_digit = (first->key_bits >> (8 * d)) & 0xffu;
+    if (counts[d][first_digit] == n) continue;  // one bucket: nothing moves
+    std::size_t offset[256];
+    std::size_t sum = 0;
+    for (unsigned b = 0; b < 256; ++b) {
+      offset[b] = sum;
+      sum += counts[d][b];
+    }
+    for (const walk_entry* e = from; e != from + n; ++e) to[offset[(e->key_bits >> (8 * d)) & 0xffu]++] = *e;
+    std::swap(from, to);
+  }
+  if (from != first) std::copy(from, from + n, first);
+  // Runs of one key (duplicates and conflicts: rare) by module rank and site.
+  for (walk_entry* run = first; run != last;) {
+    walk_entry* end = run + 1;
+    while (end != last && end->key_bits == run->key_bits) ++end;
+    if (end - run > 1) std::sort(run, end, tie_less);
+    run = end;
+  }
+}
+
 ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept {
   return the_hub().collections.load(std::memory_order_relaxed);
 }
@@ -298,8 +339,9 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
     for (const record* r = h.list[m].begin; r != h.list[m].end; ++r) total += same_type(*r, lo, hi) ? 1 : 0;
   }
 
-  // One allocation: header, then entry objects, then scratch for sorting.
-  std::size_t bytes = sizeof(snapshot) + total * sizeof(void*) + total * sizeof(walk_entry);
+  // One allocation: header, then entry objects, then two arrays of entries
+  // for sorting.
+  std::size_t bytes = sizeof(snapshot) + total * sizeof(void*) + 2 * total * sizeof(walk_entry);
   void* raw = ::operator new(bytes, std::nothrow);
   if (raw == nullptr) {
     // Out of memory: publish nothing, answer with an empty view.
@@ -321,7 +363,7 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
   }
 
   // Sort by key, then module rank, then site: never by section order.
-  ops.sort(work, work + n);
+  ops.sort(work, work + n, work + total);
 
   // Duplicate policy: the same object submitted from many translation units
   // is one entry; the same submission site in several modules (one static

@@ -88,7 +88,8 @@ struct walk_entry {
 struct entry_ops {
   std::uint64_t (*type)() noexcept;
   std::string_view (*name)() noexcept;
-  void (*sort)(walk_entry* first, walk_entry* last) noexcept;
+  // Sorts [first, last); `scratch` holds as many entries again.
+  void (*sort)(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept;
   bool (*same_key)(const void*, const void*) noexcept;
   bool keyed;
 };
@@ -128,6 +129,11 @@ struct module_node {
 enum class module_change : int { loaded, unloading };
 
 ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept;
+/// Sorts entries by key_bits (a stable radix sort through scratch, which holds
+/// as many entries again), then each run of one key by module rank and site.
+ROSTER_API ROSTER_INLINE void sort_by_key_bits(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept;
+/// Orders entries of one key: module rank, then site, then address.
+ROSTER_API ROSTER_INLINE bool tie_less(const walk_entry& a, const walk_entry& b) noexcept;
 /// Called by each module's hook (and by a module's first lookup).
 ROSTER_API ROSTER_INLINE void module_event(module_node& node, module_change what) noexcept;
 /// Makes a detached module visible again (unload_plugin, when dlclose kept it).

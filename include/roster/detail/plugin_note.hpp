@@ -10,7 +10,7 @@ namespace roster::detail {
 /// The version of the contract between roster and a backend plugin (the
 /// backend_registration layout, the inventory's section and hub). A plugin
 /// built for another version is refused, not opened.
-inline constexpr std::uint32_t plugin_abi_version = 1;
+inline constexpr std::uint32_t plugin_abi_version = 2;
 
 /// One record in the section named plugin_note_section: every translation
 /// unit that registers a backend adds one.
