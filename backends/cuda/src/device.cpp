@@ -3,6 +3,8 @@
 
 #include <roster/backends/cuda.hpp>
 
+#include <roster/detail/gpu_list.hpp>
+
 #include "kernels.hpp"
 
 #include <cuda_runtime_api.h>
@@ -69,7 +71,7 @@ roster::error cuda_failure(cudaError_t e, const std::string& spec, std::string_v
   return make_cuda_error(static_cast<int>(e), spec + ": " + std::string(what), fix_for(e));
 }
 
-// Reads the first line of a small text file, or returns "".
+// Reads the first line of a text file of the driver's (/proc), or returns "".
 std::string read_line(const std::string& path) {
   std::ifstream in(path);
   std::string line;
@@ -114,9 +116,10 @@ expected<adapter_info> describe_adapter(int ordinal) {
   // The runtime applied CUDA_VISIBLE_DEVICES before listing this device: its
   // adapters are the mask's visible set for every other backend's (circuits).
   a.applied_mask = "CUDA_VISIBLE_DEVICES";
-  // The runtime does not give the PCI device id; sysfs does, where it is mounted.
-  const std::string id = read_line("/sys/bus/pci/devices/" + a.pci_address + "/device");
-  if (!id.empty()) a.device_id = static_cast<std::uint32_t>(std::strtoul(id.c_str(), nullptr, 16));
+  // The runtime does not give the PCI device id; sysfs does, where it is
+  // mounted (read as the machine's GPU list reads it, ROSTER_SYSFS_ROOT too).
+  a.device_id = roster::detail::parse_hex_id(
+      roster::detail::read_small_file(roster::detail::sysfs_root() + "/bus/pci/devices/" + a.pci_address + "/device"));
   a.memory_bytes = prop.totalGlobalMem;
   a.compute_units = static_cast<std::uint32_t>(prop.multiProcessorCount);
   int driver = 0;

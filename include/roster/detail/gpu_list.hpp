@@ -1,14 +1,15 @@
 #pragma once
 // The machine's GPUs as the machine lists them, with no vendor runtime and no
-// mask: NVML (loaded with dlopen, so nothing links it) gives UUIDs and PCI
+// mask: NVML (detail/nvml.hpp: loaded with dlopen, nothing links it) gives UUIDs and PCI
 // addresses; sysfs gives PCI addresses, vendor and device ids. Vendor masks
 // are resolved against this list when the vendor's own runtime is not linked.
 
 #include <roster/detail/env.hpp>
+#include <roster/detail/file_io.hpp>
+#include <roster/detail/nvml.hpp>
 #include <roster/detail/vendor_masks.hpp>
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,15 +34,13 @@ inline std::string sysfs_root() {
 // a regular file, or unreadable. O_NONBLOCK: a FIFO in a synthetic tree must
 // not hang the scan.
 inline std::string read_small_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  std::string kind;
+  const int fd = open_regular(path, O_RDONLY, kind);
   if (fd < 0) return {};
-  struct stat st {};
   std::string out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    char buf[64];
-    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-    if (n > 0) out.assign(buf, static_cast<std::size_t>(n));
-  }
+  char buf[64];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  if (n > 0) out.assign(buf, static_cast<std::size_t>(n));
   ::close(fd);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
@@ -85,56 +84,31 @@ inline physical_gpus gpus_from_sysfs(const std::string& root = "/sys/bus/pci/dev
   return out;
 }
 
-/// Lists NVIDIA GPUs through NVML (libnvidia-ml.so.1, also looked for in
-/// /usr/local/nvidia/lib64), with UUIDs and PCI addresses, creating no CUDA
-/// context; source "NVML", or empty when NVML is absent or fails.
+/// Lists NVIDIA GPUs through NVML, with UUIDs and PCI addresses, creating no
+/// CUDA context; source "NVML", or empty when NVML is absent or fails.
 inline physical_gpus gpus_from_nvml() {
   physical_gpus out;
-  void* lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) lib = ::dlopen("/usr/local/nvidia/lib64/libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) return out;
-  // NVML's C ABI, declared here so no NVML header is needed to build.
-  struct pci_info {
-    char bus_id_legacy[16];
-    unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
-    char bus_id[32];
-  };
-  using init_fn = int (*)();
-  using count_fn = int (*)(unsigned*);
-  using handle_fn = int (*)(unsigned, void**);
-  using uuid_fn = int (*)(void*, char*, unsigned);
-  using pci_fn = int (*)(void*, pci_info*);
-  auto init = reinterpret_cast<init_fn>(::dlsym(lib, "nvmlInit_v2"));
-  auto shutdown = reinterpret_cast<init_fn>(::dlsym(lib, "nvmlShutdown"));
-  auto count = reinterpret_cast<count_fn>(::dlsym(lib, "nvmlDeviceGetCount_v2"));
-  auto handle = reinterpret_cast<handle_fn>(::dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
-  auto uuid = reinterpret_cast<uuid_fn>(::dlsym(lib, "nvmlDeviceGetUUID"));
-  auto pci = reinterpret_cast<pci_fn>(::dlsym(lib, "nvmlDeviceGetPciInfo_v3"));
-  if (init && shutdown && count && handle && uuid && pci && init() == 0) {
-    unsigned n = 0;
-    if (count(&n) == 0) {
-      out.source = "NVML";
-      for (unsigned i = 0; i < n && i < 256; ++i) {
-        void* h = nullptr;
-        if (handle(i, &h) != 0) continue;
-        physical_gpu g;
-        char u[96] = {};
-        if (uuid(h, u, sizeof u) == 0) g.uuid = lower(u);
-        pci_info p{};
-        if (pci(h, &p) == 0) {
-          char addr[32];
-          std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", p.domain & 0xffffu, p.bus & 0xffu, p.device & 0xffu);
-          g.pci_address = addr;
-          g.vendor_id = p.pci_device_id & 0xffffu;
-          g.device_id = p.pci_device_id >> 16;
-        }
-        if (g.vendor_id == 0) g.vendor_id = vendor_nvidia;
-        out.gpus.push_back(std::move(g));
-      }
+  const nvml_api& api = nvml();
+  unsigned n = 0;
+  if (!api.ready || !api.count || !api.by_index || !api.uuid || !api.pci || api.count(&n) != 0) return out;
+  out.source = "NVML";
+  for (unsigned i = 0; i < n && i < 256; ++i) {
+    void* h = nullptr;
+    if (api.by_index(i, &h) != 0) continue;
+    physical_gpu g;
+    char u[96] = {};
+    if (api.uuid(h, u, sizeof u) == 0) g.uuid = lower(u);
+    nvml_api::pci_info p{};
+    if (api.pci(h, &p) == 0) {
+      char addr[32];
+      std::snprintf(addr, sizeof addr, "%04x:%02x:%02x.0", p.domain & 0xffffu, p.bus & 0xffu, p.device & 0xffu);
+      g.pci_address = addr;
+      g.vendor_id = p.pci_device_id & 0xffffu;
+      g.device_id = p.pci_device_id >> 16;
     }
-    shutdown();
+    if (g.vendor_id == 0) g.vendor_id = vendor_nvidia;
+    out.gpus.push_back(std::move(g));
   }
-  ::dlclose(lib);
   return out;
 }
 

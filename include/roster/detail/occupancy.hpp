@@ -3,12 +3,12 @@
 // memory in use, compute mode, MIG mode and instances, and the processes on
 // it. Circuits use it to leave out a GPU nobody may use (compute mode
 // prohibited) or that another process holds exclusively, and to rank an idle
-// GPU before a busy one. NVML is loaded with dlopen once and never closed.
+// GPU before a busy one. NVML comes from detail/nvml.hpp.
 
 #include <roster/circuits.hpp>
 #include <roster/detail/gpu_list.hpp>
+#include <roster/detail/nvml.hpp>
 
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -19,53 +19,6 @@
 #include <vector>
 
 namespace roster::detail {
-
-// NVML's C ABI, the few calls used here, declared so no NVML header is needed.
-struct nvml_api {
-  struct memory {
-    unsigned long long total, free, used;
-  };
-  struct process_v3 {
-    unsigned pid;
-    unsigned long long used_gpu_memory;
-    unsigned gpu_instance_id, compute_instance_id;
-  };
-  int (*init)() = nullptr;
-  int (*by_uuid)(const char*, void**) = nullptr;
-  int (*by_pci)(const char*, void**) = nullptr;
-  int (*memory_info)(void*, memory*) = nullptr;
-  int (*compute_mode)(void*, int*) = nullptr;
-  int (*mig_mode)(void*, unsigned*, unsigned*) = nullptr;
-  int (*processes)(void*, unsigned*, process_v3*) = nullptr;
-  int (*max_mig)(void*, unsigned*) = nullptr;
-  int (*mig_by_index)(void*, unsigned, void**) = nullptr;
-  int (*uuid)(void*, char*, unsigned) = nullptr;
-  bool ready = false;
-};
-
-// Loads NVML once; ready is false when it is absent or fails to start.
-inline const nvml_api& nvml() {
-  static const nvml_api api = [] {
-    nvml_api a;
-    void* lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) lib = ::dlopen("/usr/local/nvidia/lib64/libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (lib == nullptr) return a;
-    auto sym = [lib](auto& fn, const char* name) { fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name)); };
-    sym(a.init, "nvmlInit_v2");
-    sym(a.by_uuid, "nvmlDeviceGetHandleByUUID");
-    sym(a.by_pci, "nvmlDeviceGetHandleByPciBusId_v2");
-    sym(a.memory_info, "nvmlDeviceGetMemoryInfo");
-    sym(a.compute_mode, "nvmlDeviceGetComputeMode");
-    sym(a.mig_mode, "nvmlDeviceGetMigMode");
-    sym(a.processes, "nvmlDeviceGetComputeRunningProcesses_v3");
-    sym(a.max_mig, "nvmlDeviceGetMaxMigDeviceCount");
-    sym(a.mig_by_index, "nvmlDeviceGetMigDeviceHandleByIndex");
-    sym(a.uuid, "nvmlDeviceGetUUID");
-    a.ready = a.init != nullptr && (a.by_uuid != nullptr || a.by_pci != nullptr) && a.init() == 0;
-    return a;
-  }();
-  return api;
-}
 
 /// Reads a GPU's occupancy through NVML by its UUID, else its PCI address;
 /// nullopt when NVML is absent or does not know the device.
