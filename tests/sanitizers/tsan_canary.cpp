@@ -12,7 +12,10 @@
 //
 // Exit: 0 when the copy happened and carried the bytes (TSan then exits 66 if
 // it reported), 1 when the copy went wrong, 77 when no lavapipe device exists.
+// `tsan_canary layer-lock` runs the shape of the race tsan.supp does keep.
 #include <vulkan/vulkan.h>
+
+#include <pthread.h>
 
 #include <atomic>
 #include <cstdint>
@@ -80,9 +83,31 @@ int make_buffer(VkPhysicalDevice phys, VkDevice dev, VkBufferUsageFlags usage, b
   return 0;
 }
 
+// The shape of the one race tsan.supp keeps (the validation layer's): a thread
+// takes and releases a reader-writer lock, and another frees it, ordered only
+// in ways TSan does not see. tsan_canary.py checks that the file suppresses
+// this and nothing of the race above.
+int layer_lock_shape() {
+  auto* lock = new pthread_rwlock_t;
+  pthread_rwlock_init(lock, nullptr);
+  std::thread retire([lock] {
+    pthread_rwlock_wrlock(lock);
+    pthread_rwlock_unlock(lock);
+    written.store(1, std::memory_order_relaxed);
+    while (copied.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+  });
+  while (written.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+  delete lock;  // no pthread_rwlock_destroy: the layer frees the block, as here
+  copied.store(1, std::memory_order_relaxed);
+  retire.join();
+  std::printf("tsan_canary: a reader-writer lock freed with no order after its last unlock\n");
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "layer-lock") == 0) return layer_lock_shape();
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "tsan_canary";
   app.apiVersion = VK_API_VERSION_1_1;

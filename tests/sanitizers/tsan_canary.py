@@ -11,6 +11,10 @@ buffer from one of its threads while lavapipe copies it, unsynchronised.
   2. With the file as it was before (library-wide lines, below) the same run
      passes silently: the copy happened and the report was hidden. This keeps
      the canary honest: it shows the check above could fail.
+  3. `CANARY layer-lock` (the shape of the validation layer's race, the one
+     line SUPPRESSIONS keeps) passes with SUPPRESSIONS and is reported with
+     no suppression at all: the line is live, and it is not what hides or
+     spares the race of 1.
 Exit 77 (skip) when the machine has no lavapipe device.
 """
 import os
@@ -36,9 +40,9 @@ if shutil.which('setarch') and subprocess.run(['setarch', platform.machine(), '-
     runner = ['setarch', platform.machine(), '-R']
 
 
-def run(supp_file):
+def run(supp_file, *args):
     env = dict(os.environ, TSAN_OPTIONS=f'halt_on_error=1:exitcode=66:suppressions={supp_file}')
-    r = subprocess.run(runner + [canary], env=env, capture_output=True, text=True, timeout=240)
+    r = subprocess.run(runner + [canary, *args], env=env, capture_output=True, text=True, timeout=240)
     if r.returncode == 77:
         print(r.stderr, end='')
         sys.exit(77)
@@ -60,13 +64,24 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(old, 'w') as f:
         f.write(BLANKET)
     blanket = run(old)
+    empty = os.path.join(tmp, 'empty.supp')
+    open(empty, 'w').close()
+    lock_kept = run(supp, 'layer-lock')
+    lock_bare = run(empty, 'layer-lock')
+if lock_kept.returncode != 0 or 'ThreadSanitizer' in lock_kept.stderr:
+    failures.append(f'with {supp}: the validation layer\'s lock race (layer-lock) is not suppressed: '
+                    f'exit {lock_kept.returncode}\n{lock_kept.stderr}')
+if lock_bare.returncode != 66 or 'pthread_rwlock_' not in lock_bare.stderr:
+    failures.append(f'layer-lock with no suppression: exit {lock_bare.returncode}, not 66 with a pthread_rwlock_ '
+                    f'frame, so it does not check the line\n{lock_bare.stderr}')
 if blanket.returncode != 0 or 'ThreadSanitizer' in blanket.stderr or 'lavapipe copied' not in blanket.stdout:
     failures.append(f'with the old library-wide file the canary should pass silently (the race hidden), '
                     f'but: exit {blanket.returncode}\nstdout:\n{blanket.stdout}\nstderr:\n{blanket.stderr}')
 
 if failures:
     print('\n'.join(failures))
-    print(f'Fix: {supp} must not hide a race between our threads and lavapipe; name only races that are '
-          'lavapipe\'s or the layer\'s own, each with its reason')
+    print(f'Fix: {supp} must leave a race between our threads and lavapipe reported (no library-wide '
+          'race: or called_from_lib: line) and keep its line for the validation layer\'s lock race')
     sys.exit(1)
-print(f'with {os.path.basename(supp)}: reported, exit 66 (as it must be); with the old library-wide file: hidden, exit 0')
+print(f'with {os.path.basename(supp)}: reported, exit 66 (as it must be); with the old library-wide file: hidden, '
+      'exit 0; the layer\'s lock race: suppressed by the file, reported without it')
