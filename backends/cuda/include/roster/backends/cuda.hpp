@@ -24,7 +24,8 @@ namespace roster::cuda {
 /// roster owns them: do not destroy the stream or release the context. Every
 /// program, upload and download of the device runs in order on `stream`, so
 /// work a user puts on it is ordered with roster's, and synchronize() waits
-/// for it (docs/native.md).
+/// for it (docs/native.md). Getting them makes the device current on the
+/// calling thread (cudaSetDevice(ordinal)), as a launch on `stream` needs.
 struct native {
   static constexpr std::uint64_t native_id = native_id_of("roster::cuda::native/1");
   static constexpr std::string_view backend = "cuda";
