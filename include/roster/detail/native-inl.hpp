@@ -34,7 +34,12 @@ expected<void> run_native(device& d, std::string_view call, std::string_view bac
                           F&& f) noexcept {
   try {
     auto got = f();
-    if (!got) return std::move(got).error().prepend(d.adapter().spec() + ": " + std::string(call));
+    if (!got) {
+      // A backend's own message may already name the adapter (CUDA's do).
+      const std::string spec = d.adapter().spec();
+      if (got.error().what().compare(0, spec.size(), spec) == 0) return std::move(got).error();
+      return std::move(got).error().prepend(spec + ": " + std::string(call));
+    }
     if (*got) return {};
     if (!iequal(backend, d.adapter().backend)) return wrong_native_backend(d, call, backend, type);
     return make_error(errc::unsupported,
