@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -51,6 +52,52 @@ void expect_fix(const roster::error& e) {
 void expect_names(const roster::error& e, std::initializer_list<const char*> words) {
   for (const char* w : words) EXPECT_NE(e.what().find(w), std::string::npos) << "no '" << w << "' in: " << e.message();
 }
+
+// A device of backend "probe" whose do_native fails in the way asked: an
+// error that names the adapter, one that does not, a throw; or succeeds.
+struct probe_native {
+  static constexpr std::uint64_t native_id = roster::native_id_of("test::probe_native/1");
+  static constexpr std::string_view backend = "probe";
+  struct buffer {};
+  int value = 0;
+};
+enum class probe_mode { named_error, bare_error, throws, none, ok };
+class probe_device final : public roster::device {
+ public:
+  explicit probe_device(probe_mode m) : mode_(m) {
+    info_.backend = "probe";
+    info_.name = "probe";
+  }
+  const roster::adapter_info& adapter() const noexcept override { return info_; }
+  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
+  roster::expected<void> synchronize() override { return {}; }
+  roster::expected<void> dispatch_steps(std::span<const roster::step>) override { return {}; }
+
+ protected:
+  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return 0u; }
+  roster::expected<void> do_release(std::uint32_t) override { return {}; }
+  bool owns(const roster::buffer& b) const noexcept override { return b.slot == 0; }
+  roster::expected<void> do_upload(const roster::buffer&, const void*) override { return {}; }
+  roster::expected<void> do_download(const roster::buffer&, void*) override { return {}; }
+  roster::expected<bool> do_native(std::uint64_t kind, void* out) override {
+    switch (mode_) {
+      case probe_mode::named_error:
+        return roster::make_error(roster::errc::device_fault, "probe:0: the driver lost the context", "restart");
+      case probe_mode::bare_error:
+        return roster::make_error(roster::errc::device_fault, "the driver lost the context", "restart");
+      case probe_mode::throws: throw std::runtime_error("probe exploded");
+      case probe_mode::none: return false;
+      case probe_mode::ok: break;
+    }
+    if (kind != probe_native::native_id) return false;
+    static_cast<probe_native*>(out)->value = 42;
+    return true;
+  }
+
+ private:
+  probe_mode mode_;
+  roster::adapter_info info_;
+};
 
 std::unique_ptr<roster::cpu::device> open_cpu(unsigned threads) {
   auto d = roster::cpu::device::open(threads);
@@ -254,6 +301,40 @@ TEST(native_errors, a_released_buffer) {
   EXPECT_EQ(nb.error().code(), roster::errc::invalid_argument);
   expect_names(nb.error(), {"not live", "released"});
   expect_fix(nb.error());
+}
+
+TEST(native_errors, a_backend_s_own_error_names_the_adapter_and_the_call_once) {
+  probe_device named(probe_mode::named_error), bare(probe_mode::bare_error);
+  auto a = roster::native<probe_native>(named);
+  ASSERT_FALSE(a);
+  EXPECT_EQ(a.error().code(), roster::errc::device_fault);
+  EXPECT_EQ(a.error().what(), "probe:0: the driver lost the context");
+  auto b = roster::native<probe_native>(bare);
+  ASSERT_FALSE(b);
+  EXPECT_EQ(b.error().what(), "probe:0: native: the driver lost the context");
+  expect_fix(b.error());
+}
+
+TEST(native_errors, a_backend_that_throws_is_an_error_with_a_fix) {
+  probe_device d(probe_mode::throws);
+  auto n = roster::native<probe_native>(d);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code(), roster::errc::internal);
+  expect_names(n.error(), {"probe:0", "probe exploded"});
+  expect_fix(n.error());
+}
+
+TEST(native_errors, a_backend_without_native_handles_says_so) {
+  probe_device d(probe_mode::none);
+  auto n = roster::native<probe_native>(d);
+  ASSERT_FALSE(n);
+  EXPECT_EQ(n.error().code(), roster::errc::unsupported);
+  expect_names(n.error(), {"probe:0", "no handles of this kind"});
+  expect_fix(n.error());
+  probe_device ok(probe_mode::ok);
+  auto good = roster::native<probe_native>(ok);
+  ASSERT_TRUE(good) << good.error().message();
+  EXPECT_EQ(good->value, 42);
 }
 
 }  // namespace
