@@ -5,6 +5,7 @@
 #include <roster/detail/spec-inl.hpp>
 #include <roster/detail/plugins-inl.hpp>
 #include <roster/detail/backend-inl.hpp>
+#include <roster/detail/native-inl.hpp>
 #include <roster/detail/tuning-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
 #include <roster/detail/device-inl.hpp>

@@ -56,6 +56,10 @@ class grid_sync_split final : public device {
   bool owns(const buffer& b) const noexcept override { return static_cast<const device&>(*inner_).owns(b); }
   expected<void> do_upload(const buffer& b, const void* src) override { return base().do_upload(b, src); }
   expected<void> do_download(const buffer& b, void* dst) override { return base().do_download(b, dst); }
+  expected<bool> do_native(std::uint64_t kind, void* out) override { return base().do_native(kind, out); }
+  expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override {
+    return base().do_native_buffer(b, kind, out);
+  }
 
  private:
   device& base() noexcept { return *inner_; }

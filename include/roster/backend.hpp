@@ -23,6 +23,7 @@ namespace roster {
 
 namespace detail {
 struct static_access;
+struct native_access;
 }  // namespace detail
 
 /// Kind of physical device, in the order circuits are ranked.
@@ -150,6 +151,19 @@ class ROSTER_API device {
   [[nodiscard]] virtual expected<void> do_upload(const buffer& b, const void* src) = 0;
   [[nodiscard]] virtual expected<void> do_download(const buffer& b, void* dst) = 0;
 
+  /// Writes this device's native handles of kind `kind` (a native type's
+  /// native_id, roster/native.hpp) to `out`; returns false for a kind it does
+  /// not have (the default: a device with no native handles).
+  [[nodiscard]] virtual expected<bool> do_native(std::uint64_t kind, void* out) {
+    (void)kind, (void)out;
+    return false;
+  }
+  /// Writes the native handles of a checked, live buffer to `out` (as do_native).
+  [[nodiscard]] virtual expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) {
+    (void)b, (void)kind, (void)out;
+    return false;
+  }
+
   /// Tells the device that a grid-sync split wrapper now cuts its programs, so
   /// it should run what remains (e.g. a dot's final sum) without grid-wide sync too.
   virtual void on_split_wrapped() noexcept {}
@@ -160,6 +174,7 @@ class ROSTER_API device {
   template <class Inner>
   friend class grid_sync_split;
   friend struct detail::static_access;  // static dispatch (static_registry.hpp)
+  friend struct detail::native_access;  // native handles (native.hpp)
 
  private:
   // Validates a program for this device: its steps, ops, buffers and type.

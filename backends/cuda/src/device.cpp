@@ -298,6 +298,38 @@ void* device::native_pointer(const buffer& b) const noexcept {
   return owns(b) && b.owner == id() ? slots_[b.slot].ptr : nullptr;
 }
 
+expected<bool> device::do_native(std::uint64_t kind, void* out) {
+  if (kind != native::native_id) return false;
+  if (auto ok = activate(); !ok) return std::move(ok).error();
+  // The runtime has no call that returns a context: ask the driver, through
+  // the runtime's entry-point lookup (roster links cudart only, not libcuda).
+  using get_current_fn = int (*)(::CUctx_st**);  // cuCtxGetCurrent: CUresult (CUcontext*)
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaError_t e = cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found);
+      e != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    (void)cudaGetLastError();
+    return cuda_failure(e != cudaSuccess ? e : cudaErrorSymbolNotFound, info_.spec(),
+                        "native: cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
+  }
+  ::CUctx_st* context = nullptr;
+  if (int r = reinterpret_cast<get_current_fn>(fn)(&context); r != 0 || context == nullptr)
+    return make_error(errc::device_fault,
+                      info_.spec() + ": native: cuCtxGetCurrent returned CUresult " + std::to_string(r) +
+                          " and no context after cudaSetDevice(" + std::to_string(ordinal_) + ")",
+                      "check the driver with nvidia-smi; run the program under compute-sanitizer to find an "
+                      "earlier fault, " + std::string(exclude_fix));
+  *static_cast<native*>(out) = native{ordinal_, context, static_cast<::CUstream_st*>(stream_)};
+  return true;
+}
+
+expected<bool> device::do_native_buffer(const buffer& b, std::uint64_t kind, void* out) {
+  if (kind != native::native_id) return false;
+  if (!owns(b)) return make_error(errc::invalid_argument, "the buffer was released", "allocate a new buffer");
+  *static_cast<native::buffer*>(out) = native::buffer{slots_[b.slot].ptr, b.type, b.size};
+  return true;
+}
+
 bool device::owns(const buffer& b) const noexcept {
   if (b.slot >= slots_.size()) return false;
   const slot& s = slots_[b.slot];

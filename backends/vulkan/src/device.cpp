@@ -151,8 +151,8 @@ expected<std::uint32_t> device::do_allocate(element_type t, std::size_t n) {
 
 expected<void> device::do_release(std::uint32_t slot) {
   std::lock_guard lock(mutex_);
-  // Work in flight may still read the buffer.
-  if (auto ok = reap(true); !ok) return ok;
+  // Work in flight, roster's or a user's (native.hpp), may still read the buffer.
+  if (auto ok = drain(); !ok) return ok;
   auto it = buffers_.find(slot);
   if (it == buffers_.end()) return {};
   free_buffer(it->second);
@@ -172,9 +172,16 @@ expected<void> device::reap(bool wait_all) {
   return {};
 }
 
+expected<void> device::drain() {
+  // The queue's idle covers command buffers a user submitted on it through
+  // the native handles, which no fence of roster's tracks.
+  ROSTER_IMPL_VK_CHECK(where("synchronize"), fn_.vkQueueWaitIdle(queue_));
+  return reap(true);
+}
+
 expected<void> device::synchronize() {
   std::lock_guard lock(mutex_);
-  if (auto ok = reap(true); !ok) return ok;
+  if (auto ok = drain(); !ok) return ok;
   return check("synchronize");
 }
 

@@ -5,6 +5,8 @@
 
 #include "adapters.hpp"
 
+#include <roster/backends/vulkan/native.hpp>
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +84,8 @@ class device final : public roster::device {
   expected<void> synchronize() override;
   expected<void> dispatch_steps(std::span<const step> steps) override;
   expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override;
+  /// Submits a user's command buffer after a barrier that makes roster's writes visible to it.
+  expected<void> submit_native(VkCommandBuffer cmd);
 
  protected:
   expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
@@ -93,6 +97,8 @@ class device final : public roster::device {
   }
   expected<void> do_upload(const buffer& b, const void* src) override { return transfer(b, const_cast<void*>(src), true); }
   expected<void> do_download(const buffer& b, void* dst) override { return transfer(b, dst, false); }
+  expected<bool> do_native(std::uint64_t kind, void* out) override;
+  expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override;
 
  private:
   // [0]: one element per invocation; [1]: a 16-byte vector per invocation.
@@ -119,6 +125,8 @@ class device final : public roster::device {
   expected<detail::vk_submission*> begin_submission(std::uint32_t sets);
   expected<void> submit(detail::vk_submission& s);
   expected<void> reap(bool wait_all);
+  // Waits for everything on the queue, roster's work and a user's alike.
+  expected<void> drain();
   expected<void> record(detail::vk_submission& s, std::span<const step> steps, bool timed);
   expected<void> ensure_partials(std::size_t count, element_type t);
   expected<void> ensure_staging();
@@ -140,6 +148,7 @@ class device final : public roster::device {
   pipeline_set pipelines_[2];  // f32, f64
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer native_barrier_ = VK_NULL_HANDLE;  // recorded once: roster's writes before a user's work
   std::vector<detail::vk_submission> submissions_;
   std::unordered_map<std::uint32_t, detail::vk_buffer> buffers_;
   std::uint32_t next_slot_ = 1;

@@ -91,6 +91,7 @@ namespace roster::vulkan::detail {
   X(vkWaitForFences)                   \
   X(vkGetFenceStatus)                  \
   X(vkQueueSubmit)                     \
+  X(vkQueueWaitIdle)                   \
   X(vkDeviceWaitIdle)
 
 #define ROSTER_IMPL_VK_MEMBER(name) PFN_##name name = nullptr;

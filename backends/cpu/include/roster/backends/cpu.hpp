@@ -10,16 +10,19 @@
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
+#include <roster/native.hpp>
 #include <roster/program.hpp>
 #include <roster/backends/cpu/detail/pool.hpp>
 
 #include <cstddef>
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace roster::cpu {
@@ -37,6 +40,36 @@ inline constexpr unsigned max_threads = 4096;
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> thread_count();
 /// Returns the host's CPU as an adapter, with compute_units = threads.
 [[nodiscard]] ROSTER_API ROSTER_INLINE adapter_info host_adapter(unsigned threads);
+
+class device;
+
+/// The CPU backend's native handles (roster::native<roster::cpu::native>(dev)):
+/// its thread pool. Buffers give their host memory
+/// (roster::native_buffer<roster::cpu::native>(dev, buf)). docs/native.md.
+struct native {
+  static constexpr std::uint64_t native_id = native_id_of("roster::cpu::native/1");
+  static constexpr std::string_view backend = "cpu";
+  /// The host memory of one buffer.
+  struct buffer {
+    void* data = nullptr;  ///< buffer_alignment-aligned host memory, valid until the buffer is released
+    element_type type = element_type::f64;
+    std::size_t size = 0;  ///< elements
+  };
+
+  cpu::device* dev = nullptr;  ///< the device whose pool this is (not a wrapper around it)
+  unsigned threads = 0;        ///< threads of the pool; the caller of run_on_threads is thread 0
+
+  /// Runs fn(thread_index, thread_count) once on each of the pool's threads
+  /// and returns when every one has returned: after every earlier dispatch of
+  /// the device and before any later one. fn must not call the device; an
+  /// exception it throws comes back as an errc::internal error.
+  template <class F>
+    requires std::invocable<F&, unsigned, unsigned>
+  [[nodiscard]] expected<void> run_on_threads(F&& fn) const;
+  /// Waits until every thread of the pool has reached this barrier. Call it
+  /// only inside run_on_threads' fn, the same number of times on every thread.
+  ROSTER_INLINE void barrier() const noexcept;
+};
 
 /// A live CPU device: owns a persistent thread pool and 64-byte aligned buffers.
 class ROSTER_API device final : public roster::device {
@@ -64,6 +97,7 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
 
   friend struct roster::detail::static_access;  // direct liveness check in static dispatch
+  friend struct cpu::native;                     // run_on_threads and the barrier
 
  protected:
   [[nodiscard]] ROSTER_INLINE expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
@@ -71,8 +105,13 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] ROSTER_INLINE bool owns(const buffer& b) const noexcept override;
   [[nodiscard]] ROSTER_INLINE expected<void> do_upload(const buffer& b, const void* src) override;
   [[nodiscard]] ROSTER_INLINE expected<void> do_download(const buffer& b, void* dst) override;
+  [[nodiscard]] ROSTER_INLINE expected<bool> do_native(std::uint64_t kind, void* out) override;
+  [[nodiscard]] ROSTER_INLINE expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override;
 
  private:
+  using thread_fn = void (*)(void* context, unsigned thread, unsigned threads);
+  // Runs fn on every thread under the dispatch lock; a throw becomes an error.
+  ROSTER_INLINE expected<void> run_on_threads(thread_fn fn, void* context);
   struct memory {
     void* data = nullptr;
     element_type type = element_type::f64;
@@ -90,6 +129,17 @@ class ROSTER_API device final : public roster::device {
   std::vector<double> partials_;  // dot partial sums, one cache line per thread and dot step
   std::size_t streaming_threshold_ = 0;
 };
+
+template <class F>
+  requires std::invocable<F&, unsigned, unsigned>
+expected<void> native::run_on_threads(F&& fn) const {
+  if (dev == nullptr)
+    return make_error(errc::invalid_argument, "cpu: run_on_threads: these native handles hold no device",
+                      "get them with roster::native<roster::cpu::native>(dev)");
+  return dev->run_on_threads(
+      [](void* c, unsigned t, unsigned n) { (*static_cast<std::remove_reference_t<F>*>(c))(t, n); },
+      const_cast<void*>(static_cast<const volatile void*>(&fn)));
+}
 
 /// The backend type ROSTER_REGISTER_BACKEND registers.
 struct backend {

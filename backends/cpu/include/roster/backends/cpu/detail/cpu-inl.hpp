@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <exception>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -342,6 +344,56 @@ ROSTER_INLINE expected<void> device::do_download(const buffer& b, void* dst) {
   };
   pool_.run_each(part);
   return {};
+}
+
+ROSTER_INLINE expected<bool> device::do_native(std::uint64_t kind, void* out) {
+  if (kind != native::native_id) return false;
+  *static_cast<native*>(out) = native{this, pool_.size()};
+  return true;
+}
+
+ROSTER_INLINE expected<bool> device::do_native_buffer(const buffer& b, std::uint64_t kind, void* out) {
+  if (kind != native::native_id) return false;
+  std::lock_guard lock(mutex_);
+  void* data = data_of(b);
+  if (data == nullptr)
+    return make_error(errc::invalid_argument, "the buffer was released", "allocate a new buffer");
+  *static_cast<native::buffer*>(out) = native::buffer{data, b.type, b.size};
+  return true;
+}
+
+ROSTER_INLINE void native::barrier() const noexcept { dev->pool_.barrier().arrive_and_wait(); }
+
+ROSTER_INLINE expected<void> device::run_on_threads(thread_fn fn, void* context) {
+  // The dispatch lock: a dispatch returns only when its work is done, so the
+  // user's work runs after every earlier dispatch and before any later one.
+  std::lock_guard lock(mutex_);
+  const unsigned threads = pool_.size();
+  std::atomic<bool> failed{false};
+  std::exception_ptr first;
+  unsigned first_thread = 0;
+  auto job = [&](unsigned t) noexcept {
+    try {
+      fn(context, t, threads);
+    } catch (...) {
+      if (!failed.exchange(true, std::memory_order_acq_rel)) {
+        first = std::current_exception();
+        first_thread = t;
+      }
+    }
+  };
+  pool_.run_each(job);
+  if (!failed.load(std::memory_order_acquire)) return {};
+  std::string what = "an exception";
+  try {
+    std::rethrow_exception(first);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  return make_error(errc::internal,
+                    "cpu: run_on_threads: the callable threw on thread " + std::to_string(first_thread) + ": " + what,
+                    "catch exceptions inside the callable (a thread that throws skips the barriers the others wait at)");
 }
 
 template <class T>
