@@ -8,6 +8,7 @@
 #include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
+#include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
 #include <roster/ranking.hpp>
