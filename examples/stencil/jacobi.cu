@@ -67,13 +67,15 @@ void launch_tiled(const roster::kernel_args& a, void* stream) {
   jacobi_tiled<T><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(a.data<T>(0), a.data<const T>(1), nx, ny);
 }
 
-using namespace roster;
-constinit const kernel_entry plain_f64 = cuda_kernel<write<double>, read<double>, scalar<std::uint32_t>,
-                                                     scalar<std::uint32_t>>("jacobi", "plain", default_variant,
-                                                                            &launch_plain<double>);
-constinit const kernel_entry tiled_f64 = cuda_kernel<write<double>, read<double>, scalar<std::uint32_t>,
-                                                     scalar<std::uint32_t>>("jacobi", "tiled", other_variant,
-                                                                            &launch_tiled<double>);
+// roster:: spelled out: unqualified, read and write would also name POSIX's.
+constinit const roster::kernel_entry plain_f64 =
+    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                        roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant,
+                                                       &launch_plain<double>);
+constinit const roster::kernel_entry tiled_f64 =
+    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                        roster::scalar<std::uint32_t>>("jacobi", "tiled", roster::other_variant,
+                                                       &launch_tiled<double>);
 
 }  // namespace
 
