@@ -214,6 +214,15 @@ TEST(KernelCall, SignatureErrorsNameTheOpAndTheParameter) {
     auto m = error_of(p);
     EXPECT_NE(m.find("program step 1: call of 'axpy'"), std::string::npos) << m;
   }
+  {  // a call step pushed by hand, without its call
+    roster::program p;
+    roster::step s{};
+    s.op = roster::op::call;
+    s.out = *y;
+    p.push(s);
+    auto m = error_of(p);
+    EXPECT_NE(m.find("a call step without its call"), std::string::npos) << m;
+  }
   {  // validate() alone says the same, with no device
     roster::program p;
     p.call("axpyy", {*y, *x}, {2.0});
