@@ -271,6 +271,24 @@ constexpr kernel_entry cpu_kernel_for(std::string_view op, std::string_view vari
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry,
                                                                                const kernel_call& call);
 
+/// Writes the scalars of a call, converted to the entry's signature types,
+/// into `out` (at least as many as the call has); allocates nothing.
+ROSTER_API ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const kernel_call& call,
+                                              std::span<scalar_arg> out) noexcept;
+
+/// Returns the extent of a call already checked with check_call: its own, else
+/// the length of the first buffer the signature sizes by the extent.
+[[nodiscard]] constexpr std::size_t call_extent(const kernel_entry& entry, const kernel_call& call) noexcept {
+  if (call.extent != 0) return call.extent;
+  std::size_t bi = 0;
+  for (const auto& p : entry.signature) {
+    if (!p.is_buffer) continue;
+    if (p.length == length::extent) return call.buffers[bi].size;
+    ++bi;
+  }
+  return 0;
+}
+
 /// Checks the kernel inventory: no two entries with one key, at most one
 /// default per op, backend and type, one signature per op and type.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> check_kernels();

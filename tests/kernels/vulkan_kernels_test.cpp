@@ -37,7 +37,9 @@ class validation_environment : public ::testing::Environment {
   void TearDown() override {
     const auto report = roster::vulkan::validation();
     const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
-    if (want != nullptr && std::string(want) == "1") EXPECT_TRUE(report.enabled) << "the validation layer is off";
+    if (want != nullptr && std::string(want) == "1") {
+      EXPECT_TRUE(report.enabled) << "the validation layer is off";
+    }
     std::string all;
     for (const auto& m : report.messages) all += m + "\n";
     EXPECT_EQ(report.errors, 0u) << all;

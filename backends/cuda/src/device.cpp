@@ -522,21 +522,29 @@ expected<void> device::run_call(const kernel_call& c) {
                       info_.spec() + ": dispatch: the cuda kernel '" + c.op + "' (variant '" +
                           std::string((*entry)->variant) + "') has no launcher",
                       "register it with roster::cuda_kernel, which sets the launcher");
-  auto extent = check_call(c);
-  if (!extent) return std::move(extent).error().prepend(info_.spec() + ": dispatch");
+  // The program was validated (check_call) before it got here: no second
+  // check, and no allocation for a call of up to 16 buffers and scalars.
   kernel_buffer buffers[16];
-  std::vector<kernel_buffer> many;
+  scalar_arg scalars[16];
+  std::vector<kernel_buffer> more_buffers;
+  std::vector<scalar_arg> more_scalars;
   kernel_buffer* bufs = buffers;
+  scalar_arg* scal = scalars;
   if (c.buffers.size() > std::size(buffers)) {
-    many.resize(c.buffers.size());
-    bufs = many.data();
+    more_buffers.resize(c.buffers.size());
+    bufs = more_buffers.data();
+  }
+  if (c.scalars.size() > std::size(scalars)) {
+    more_scalars.resize(c.scalars.size());
+    scal = more_scalars.data();
   }
   for (std::size_t i = 0; i < c.buffers.size(); ++i) {
     const buffer& b = c.buffers[i];
     bufs[i] = {slots_[b.slot].ptr, b.size, b.type};
   }
-  const std::vector<scalar_arg> scalars = converted_scalars(**entry, c);
-  const kernel_args args{std::span<const kernel_buffer>(bufs, c.buffers.size()), scalars, *extent};
+  convert_scalars(**entry, c, std::span<scalar_arg>(scal, c.scalars.size()));
+  const kernel_args args{std::span<const kernel_buffer>(bufs, c.buffers.size()),
+                         std::span<const scalar_arg>(scal, c.scalars.size()), call_extent(**entry, c)};
   (void)cudaGetLastError();  // an earlier, already reported error is not this call's
   (*entry)->cuda(args, stream_);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)

@@ -312,8 +312,8 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   if (!entry) return std::move(entry).error().prepend(where("dispatch"));
   auto u = user_pipeline_for(**entry);
   if (!u) return std::move(u).error();
-  auto extent = check_call(c);
-  if (!extent) return std::move(extent).error().prepend(where("dispatch"));
+  const std::size_t extent_value = call_extent(**entry, c);  // the program was validated (check_call)
+  const std::size_t* extent = &extent_value;
   const std::string what = "kernel '" + c.op + "'";
   const std::size_t groups = (*extent + (*entry)->vulkan.local_size_x - 1) / (*entry)->vulkan.local_size_x;
   if (*extent > 0xffffffffull || groups > p_.props.limits.maxComputeWorkGroupCount[0])

@@ -47,18 +47,23 @@ ROSTER_INLINE std::string kernel_backends(std::string_view op, element_type type
 
 ROSTER_INLINE expected<const kernel_entry*> find_kernel(std::string_view op, std::string_view backend,
                                                         element_type type, std::string_view variant) {
+  // The hit path builds no string: a dispatch looks its calls up every time.
   const kernel_entry* only = nullptr;
   const kernel_entry* dflt = nullptr;
   std::size_t count = 0;
-  std::string names;
-  for (const auto* e : kernels_of(op)) {
+  const auto entries = kernels_of(op);
+  for (const auto* e : entries) {
     if (e->backend != backend || e->type != type) continue;
     if (!variant.empty() && e->variant == variant) return e;
     ++count;
     only = e;
     if (e->is_default && dflt == nullptr) dflt = e;
-    names += (names.empty() ? "'" : ", '") + std::string(e->variant) + "'";
   }
+  if (variant.empty() && dflt != nullptr) return dflt;
+  if (variant.empty() && count == 1) return only;
+  std::string names;
+  for (const auto* e : entries)
+    if (e->backend == backend && e->type == type) names += (names.empty() ? "'" : ", '") + std::string(e->variant) + "'";
   const std::string what = "op '" + std::string(op) + "' over " + std::string(to_string(type)) + " on backend '" +
                            std::string(backend) + "'";
   if (count == 0) {
@@ -74,8 +79,6 @@ ROSTER_INLINE expected<const kernel_entry*> find_kernel(std::string_view op, std
   if (!variant.empty())
     return make_error(errc::not_found, "no variant '" + std::string(variant) + "' of " + what,
                       "name one of the registered variants (" + names + "), or leave the variant empty");
-  if (dflt != nullptr) return dflt;
-  if (count == 1) return only;
   return make_error(errc::invalid_argument,
                     what + " has " + std::to_string(count) + " variants (" + names + ") and none is the default",
                     "register one of them with roster::default_variant, or name a variant in the call");
@@ -94,12 +97,17 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
                           detail::describe_signature(entries.front()->signature));
   const element_type type = c.buffers.front().type;
   const kernel_entry* entry = nullptr;
+  for (const auto* e : entries)
+    if (e->type == type) {
+      entry = e;
+      break;
+    }
   std::string types;
-  for (const auto* e : entries) {
-    if (e->type == type && entry == nullptr) entry = e;
-    const std::string t(to_string(e->type));
-    if (types.find(t) == std::string::npos) types += (types.empty() ? "" : " or ") + t;
-  }
+  if (entry == nullptr)
+    for (const auto* e : entries) {
+      const std::string t(to_string(e->type));
+      if (types.find(t) == std::string::npos) types += (types.empty() ? "" : " or ") + t;
+    }
   if (entry == nullptr)
     return make_error(errc::invalid_argument,
                       detail::call_where(c) + ": parameter 0 is a " + std::string(to_string(type)) +
@@ -120,19 +128,21 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
   std::size_t extent_param = sig.size();
   for (std::size_t i = 0; i < sig.size(); ++i) {
     const kernel_param& p = sig[i];
-    const std::string where = detail::call_where(c) + ": parameter " + std::to_string(i) + " (" +
-                              detail::describe_param(p) + ")";
+    // Built only on an error: the check runs at every dispatch.
+    auto where_ = [&] {
+      return detail::call_where(c) + ": parameter " + std::to_string(i) + " (" + detail::describe_param(p) + ")";
+    };
     if (p.is_buffer) {
       const buffer& b = c.buffers[bi++];
       if (b.owner == 0)
-        return make_error(errc::invalid_argument, where + ": the buffer was never allocated",
+        return make_error(errc::invalid_argument, where_() + ": the buffer was never allocated",
                           "allocate every buffer with device.allocate<T>(n) before naming it in a program");
       if (b.owner != c.buffers.front().owner)
-        return make_error(errc::invalid_argument, where + ": the buffers come from different devices",
+        return make_error(errc::invalid_argument, where_() + ": the buffers come from different devices",
                           "allocate every buffer of a program on the device that dispatches it");
       if (b.type != p.type)
         return make_error(errc::invalid_argument,
-                          where + ": a " + std::string(to_string(b.type)) + " buffer was passed",
+                          where_() + ": a " + std::string(to_string(b.type)) + " buffer was passed",
                           "pass a " + std::string(to_string(p.type)) + " buffer in this place");
       if (p.length != length::extent) continue;
       if (extent_param == sig.size()) {
@@ -140,7 +150,7 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
         extent = b.size;
       } else if (b.size != extent) {
         return make_error(errc::invalid_argument,
-                          where + ": its length " + std::to_string(b.size) + " disagrees with parameter " +
+                          where_() + ": its length " + std::to_string(b.size) + " disagrees with parameter " +
                               std::to_string(extent_param) + "'s " + std::to_string(extent),
                           "give every buffer the signature sizes by the extent the same number of elements");
       }
@@ -148,22 +158,22 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
       const scalar_arg& a = c.scalars[si++];
       if (detail::is_float(a.type) != detail::is_float(p.scalar))
         return make_error(errc::invalid_argument,
-                          where + ": a " + std::string(to_string(a.type)) + " was passed",
+                          where_() + ": a " + std::string(to_string(a.type)) + " was passed",
                           "pass a " + std::string(to_string(p.scalar)) + " value in this place, e.g. " +
                               (detail::is_float(p.scalar) ? "2.0" : "std::int32_t{2}"));
       if (detail::is_float(a.type)) {
         const double v = a.as<double>();
         if (!std::isfinite(v))
-          return make_error(errc::invalid_argument, where + ": the value is not finite",
+          return make_error(errc::invalid_argument, where_() + ": the value is not finite",
                             "pass a finite scalar (not NaN or infinity)");
         if (p.scalar == scalar_type::f32 && std::fabs(v) > 3.4028234663852886e38)
-          return make_error(errc::invalid_argument, where + ": the value does not fit in a float",
+          return make_error(errc::invalid_argument, where_() + ": the value does not fit in a float",
                             "pass a value within the float range");
       } else {
         const long long v = a.type == scalar_type::i32 ? a.i32 : static_cast<long long>(a.u32);
         const bool fits = p.scalar == scalar_type::i32 ? v <= std::numeric_limits<std::int32_t>::max() : v >= 0;
         if (!fits)
-          return make_error(errc::invalid_argument, where + ": " + std::to_string(v) + " does not fit",
+          return make_error(errc::invalid_argument, where_() + ": " + std::to_string(v) + " does not fit",
                             "pass a value within the " + std::string(to_string(p.scalar)) + " range");
       }
     }
@@ -187,20 +197,26 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
   return extent;
 }
 
-ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry, const kernel_call& c) {
-  std::vector<scalar_arg> out;
-  out.reserve(c.scalars.size());
+ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const kernel_call& c,
+                                   std::span<scalar_arg> out) noexcept {
   std::size_t si = 0;
   for (const auto& p : entry.signature) {
     if (p.is_buffer) continue;
-    const scalar_arg& a = c.scalars[si++];
+    if (si >= out.size() || si >= c.scalars.size()) return;
+    const scalar_arg& a = c.scalars[si];
     switch (p.scalar) {
-      case scalar_type::f32: out.emplace_back(a.as<float>()); break;
-      case scalar_type::f64: out.emplace_back(a.as<double>()); break;
-      case scalar_type::i32: out.emplace_back(a.as<std::int32_t>()); break;
-      case scalar_type::u32: out.emplace_back(a.as<std::uint32_t>()); break;
+      case scalar_type::f32: out[si] = scalar_arg(a.as<float>()); break;
+      case scalar_type::f64: out[si] = scalar_arg(a.as<double>()); break;
+      case scalar_type::i32: out[si] = scalar_arg(a.as<std::int32_t>()); break;
+      case scalar_type::u32: out[si] = scalar_arg(a.as<std::uint32_t>()); break;
     }
+    ++si;
   }
+}
+
+ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry, const kernel_call& c) {
+  std::vector<scalar_arg> out(c.scalars.size());
+  convert_scalars(entry, c, out);
   return out;
 }
 

@@ -411,8 +411,6 @@ ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
                       adapter_.spec() + ": dispatch: the cpu kernel '" + c.op + "' (variant '" +
                           std::string((*entry)->variant) + "') has no entry point",
                       "register it with roster::cpu_kernel or ROSTER_CPU_KERNEL, which set the function");
-  auto extent = check_call(c);
-  if (!extent) return std::move(extent).error().prepend(adapter_.spec() + ": dispatch");
   std::vector<kernel_buffer> buffers;
   buffers.reserve(c.buffers.size());
   for (const auto& b : c.buffers) {
@@ -423,10 +421,10 @@ ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
     buffers.push_back({p, b.size, b.type});
   }
   const std::vector<scalar_arg> scalars = converted_scalars(**entry, c);
-  const kernel_args args{buffers, scalars, *extent};
+  const std::size_t n = call_extent(**entry, c);  // the program was validated (check_call)
+  const kernel_args args{buffers, scalars, n};
   const cpu_kernel_fn fn = (*entry)->cpu;
   const unsigned threads = pool_.size();
-  const std::size_t n = *extent;
   auto part = [&](unsigned t) noexcept {
     const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
     if (lo < hi) fn(args, lo, hi);
