@@ -33,6 +33,11 @@ void jacobi_cpu(const roster::kernel_args& a, std::size_t begin, std::size_t end
 ROSTER_CPU_KERNEL("jacobi", "plain", roster::default_variant, jacobi_cpu, roster::write<roster::elem>,
                   roster::read<roster::elem>, roster::scalar<std::uint32_t>, roster::scalar<std::uint32_t>);
 
+// A typed handle: calls through it are checked for arity and kinds as they compile.
+constexpr roster::kernel_ref<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                             roster::scalar<std::uint32_t>>
+    jacobi{"jacobi"};
+
 #if defined(STENCIL_VULKAN)
 // The Vulkan variant: the SPIR-V the build made from jacobi.comp.
 constinit const roster::kernel_entry jacobi_vulkan =
@@ -71,7 +76,7 @@ int main(int argc, char** argv) {
   for (int s = 0; s < steps; ++s) {
     const roster::buffer& from = s % 2 == 0 ? *a : *b;
     const roster::buffer& to = s % 2 == 0 ? *b : *a;
-    p.call("jacobi", {to, from}, {nx, ny}, {.variant = variant});
+    roster::call(p, jacobi.with({.variant = variant}), to, from, nx, ny);
   }
   const roster::buffer& result = steps % 2 == 0 ? *a : *b;
   p.dot(*r, result, result);

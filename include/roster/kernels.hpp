@@ -250,6 +250,57 @@ constexpr kernel_entry cpu_kernel_for(std::string_view op, std::string_view vari
 }
 }  // namespace detail
 
+/// A typed handle to a kernel op: its signature in the type, so a call made
+/// through roster::call is checked for arity and kinds as it compiles.
+template <class... P>
+struct kernel_ref {
+  std::string_view op;
+  call_options options{};
+  /// Returns the same handle with an extent or a variant for its calls.
+  [[nodiscard]] constexpr kernel_ref with(call_options o) const noexcept { return {op, o}; }
+};
+
+namespace detail {
+template <class P, class A>
+constexpr bool arg_fits() noexcept {
+  if constexpr (P::param.is_buffer) return std::is_same_v<A, buffer>;
+  else if constexpr (P::param.scalar == scalar_type::f32) return std::is_convertible_v<A, float>;
+  else if constexpr (P::param.scalar == scalar_type::f64) return std::is_convertible_v<A, double>;
+  else return std::is_integral_v<A>;
+}
+template <class P, class A>
+void add_arg(const A& a, buffer* bufs, std::size_t& nb, scalar_arg* scal, std::size_t& ns) {
+  if constexpr (P::param.is_buffer) {
+    bufs[nb++] = a;
+  } else if constexpr (P::param.scalar == scalar_type::f32) {
+    scal[ns++] = scalar_arg(static_cast<float>(a));
+  } else if constexpr (P::param.scalar == scalar_type::f64) {
+    scal[ns++] = scalar_arg(static_cast<double>(a));
+  } else if constexpr (std::is_signed_v<A>) {
+    scal[ns++] = scalar_arg(static_cast<std::int32_t>(a));  // validation refuses a negative for uint32
+  } else {
+    scal[ns++] = scalar_arg(static_cast<std::uint32_t>(a));
+  }
+}
+}  // namespace detail
+
+/// Appends a call of kernel `k` to `p`, its arguments in signature order;
+/// the count and the kind of each (buffer or scalar) are checked at compile
+/// time, element types and lengths when the program is validated.
+template <class... P, class... A>
+program& call(program& p, const kernel_ref<P...>& k, const A&... args) {
+  static_assert(sizeof...(A) == sizeof...(P),
+                "roster::call: the number of arguments differs from the kernel's signature");
+  static_assert((detail::arg_fits<P, A>() && ...),
+                "roster::call: an argument does not fit its parameter: a buffer parameter takes a roster::buffer, "
+                "a float or double scalar a number, an integer scalar an integer");
+  buffer bufs[sizeof...(A)]{};
+  scalar_arg scal[sizeof...(A)]{};
+  std::size_t nb = 0, ns = 0;
+  (detail::add_arg<P>(args, bufs, nb, scal, ns), ...);
+  return p.call(k.op, std::span<const buffer>(bufs, nb), std::span<const scalar_arg>(scal, ns), k.options);
+}
+
 /// Returns every registered kernel entry of `op` (any backend, type, variant).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const kernel_entry* const> kernels_of(std::string_view op) noexcept;
 

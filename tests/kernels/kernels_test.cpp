@@ -270,6 +270,38 @@ TEST(KernelCall, FloatInstanceAndConvertedScalar) {
   for (float v : hy) ASSERT_EQ(v, 3.25f);
 }
 
+// Typed handles: the signature in the type.
+constexpr roster::kernel_ref<roster::read_write<double>, roster::read<double>, roster::scalar<double>> axpy_f64{"axpy"};
+constexpr roster::kernel_ref<roster::write<float, roster::length::any>, roster::scalar<std::int32_t>> iota_ref{"iota"};
+
+TEST(KernelCall, TypedHandlesCallWithTheirSignature) {
+  auto dev = open_cpu();
+  auto y = dev->allocate<double>(40), x = dev->allocate<double>(40);
+  auto f = dev->allocate<float>(10);
+  ASSERT_TRUE(y && x && f);
+  roster::program p;
+  p.fill(*x, 1.0).fill(*y, 1.0);
+  roster::call(p, axpy_f64, *y, *x, 2);                                   // an int for a double scalar
+  roster::call(p, axpy_f64.with({.variant = "unrolled"}), *y, *x, 0.5f);  // y = 1 + 2 + 0.5
+  auto ok = dev->dispatch(p);
+  ASSERT_TRUE(ok) << ok.error().message();
+  roster::program q;  // built-in steps of one program share one element type
+  q.fill(*f, 0.0);
+  roster::call(q, iota_ref.with({.extent = 4}), *f, 3);
+  ok = dev->dispatch(q);
+  ASSERT_TRUE(ok) << ok.error().message();
+  std::vector<double> hy(40);
+  std::vector<float> hf(10);
+  ASSERT_TRUE(dev->download(*y, std::span<double>(hy)));
+  ASSERT_TRUE(dev->download(*f, std::span<float>(hf)));
+  for (double v : hy) ASSERT_EQ(v, 3.5);
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(hf[i], i < 4 ? static_cast<float>(i + 3) : 0.0f) << i;
+  // Kinds are checked as it compiles (tests/kernels/fail); types and lengths when validated.
+  roster::program wrong;
+  roster::call(wrong, axpy_f64, *f, *x, 1.0);
+  EXPECT_FALSE(roster::validate(wrong));
+}
+
 TEST(KernelCall, TheNamedVariantRuns) {
   auto dev = open_cpu();
   auto a = dev->allocate<double>(50);
