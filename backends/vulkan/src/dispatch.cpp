@@ -314,11 +314,11 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   if (!u) return std::move(u).error();
   const std::size_t extent_value = call_extent(**entry, c);  // the program was validated (check_call)
   const std::size_t* extent = &extent_value;
-  const std::string what = "kernel '" + c.op + "'";
+  auto what = [&] { return "kernel '" + c.op + "'"; };  // for errors only
   const std::size_t groups = (*extent + (*entry)->vulkan.local_size_x - 1) / (*entry)->vulkan.local_size_x;
   if (*extent > 0xffffffffull || groups > p_.props.limits.maxComputeWorkGroupCount[0])
     return make_error(errc::unsupported,
-                      where("dispatch") + ": " + what + ": an extent of " + std::to_string(*extent) + " needs " +
+                      where("dispatch") + ": " + what() + ": an extent of " + std::to_string(*extent) + " needs " +
                           std::to_string(groups) + " workgroups, the device dispatches at most " +
                           std::to_string(p_.props.limits.maxComputeWorkGroupCount[0]),
                       "raise the shader's local_size_x, or split the call into smaller extents");
@@ -330,7 +330,7 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
     const VkDeviceSize bytes = static_cast<VkDeviceSize>(b.size) * size_of(b.type);
     if (bytes > max_range_)
       return make_error(errc::unsupported,
-                        where("dispatch") + ": " + what + ": a buffer of " + std::to_string(bytes) +
+                        where("dispatch") + ": " + what() + ": a buffer of " + std::to_string(bytes) +
                             " bytes is beyond one descriptor's range (" + std::to_string(max_range_) + ")",
                         "split the buffer, or use a backend without the limit for this kernel");
     infos.push_back({vb.buffer, 0, bytes});

@@ -411,18 +411,33 @@ ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
                       adapter_.spec() + ": dispatch: the cpu kernel '" + c.op + "' (variant '" +
                           std::string((*entry)->variant) + "') has no entry point",
                       "register it with roster::cpu_kernel or ROSTER_CPU_KERNEL, which set the function");
-  std::vector<kernel_buffer> buffers;
-  buffers.reserve(c.buffers.size());
-  for (const auto& b : c.buffers) {
+  // No allocation for a call of up to 16 buffers and 16 scalars.
+  kernel_buffer small_buffers[16];
+  scalar_arg small_scalars[16];
+  std::vector<kernel_buffer> more_buffers;
+  std::vector<scalar_arg> more_scalars;
+  kernel_buffer* buffers = small_buffers;
+  scalar_arg* scalars = small_scalars;
+  if (c.buffers.size() > std::size(small_buffers)) {
+    more_buffers.resize(c.buffers.size());
+    buffers = more_buffers.data();
+  }
+  if (c.scalars.size() > std::size(small_scalars)) {
+    more_scalars.resize(c.scalars.size());
+    scalars = more_scalars.data();
+  }
+  for (std::size_t i = 0; i < c.buffers.size(); ++i) {
+    const buffer& b = c.buffers[i];
     void* p = data_of(b);
     if (p == nullptr)
       return make_error(errc::invalid_argument, "cpu: dispatch: a call names a buffer that is not live on this device",
                         "dispatch through device::dispatch(program), which checks every buffer");
-    buffers.push_back({p, b.size, b.type});
+    buffers[i] = {p, b.size, b.type};
   }
-  const std::vector<scalar_arg> scalars = converted_scalars(**entry, c);
+  convert_scalars(**entry, c, std::span<scalar_arg>(scalars, c.scalars.size()));
   const std::size_t n = call_extent(**entry, c);  // the program was validated (check_call)
-  const kernel_args args{buffers, scalars, n};
+  const kernel_args args{std::span<const kernel_buffer>(buffers, c.buffers.size()),
+                         std::span<const scalar_arg>(scalars, c.scalars.size()), n};
   const cpu_kernel_fn fn = (*entry)->cpu;
   const unsigned threads = pool_.size();
   auto part = [&](unsigned t) noexcept {
