@@ -125,6 +125,32 @@ TEST(VulkanKernels, AKernelWithoutAVulkanEntryIsRefused) {
   EXPECT_NE(ok.error().fix().find("(cpu)"), std::string::npos) << ok.error().message();
 }
 
+// Run with ROSTER_VULKAN_MAX_RANGE=4096 (meson test kernels_vulkan_range):
+// a buffer beyond one descriptor's range is an error, not a partial run.
+TEST(VulkanKernels, DescriptorRangeBeyondTheLimitIsRefused) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  const char* cap = std::getenv("ROSTER_VULKAN_MAX_RANGE");
+  ASSERT_TRUE(cap != nullptr && std::string(cap) == "4096") << "run through meson test kernels_vulkan_range";
+  auto small = dev->allocate<float>(1024), large = dev->allocate<float>(1025);
+  ASSERT_TRUE(small && large);
+  roster::program fits;
+  fits.call("iota", {*small}, {std::int32_t{0}, 1.0f}, {.extent = 1024});
+  auto ok = dev->dispatch(fits);
+  ASSERT_TRUE(ok) << ok.error().message();
+  roster::program beyond;
+  beyond.call("iota", {*large}, {std::int32_t{0}, 1.0f}, {.extent = 8});
+  ok = dev->dispatch(beyond);
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error().code(), roster::errc::unsupported);
+  EXPECT_NE(ok.error().message().find("kernel 'iota': a buffer of 4100 bytes is beyond one descriptor's range (4096)"),
+            std::string::npos)
+      << ok.error().message();
+  // The device still runs the next program.
+  std::vector<float> h(1024);
+  ASSERT_TRUE(dev->download(*small, std::span<float>(h)));
+  EXPECT_EQ(h[1023], 1023.0f);
+}
+
 void cpu_only(const roster::kernel_args&, std::size_t, std::size_t) {}
 constinit const roster::kernel_entry cpu_only_entry =
     roster::cpu_kernel<roster::write<float>>("cpu_only", "plain", roster::default_variant, &cpu_only);
