@@ -2,6 +2,7 @@
 // lowest layer first (scripts/layers.txt).
 #include <roster/detail/inventory-inl.hpp>
 #include <roster/detail/program-inl.hpp>
+#include <roster/detail/kernels-inl.hpp>
 #include <roster/detail/spec-inl.hpp>
 #include <roster/detail/plugins-inl.hpp>
 #include <roster/detail/backend-inl.hpp>

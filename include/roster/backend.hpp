@@ -6,6 +6,7 @@
 #include <roster/detail/backend_id.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
+#include <roster/kernels.hpp>
 #include <roster/program.hpp>
 #include <roster/detail/plugin_note.hpp>
 

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -32,15 +34,59 @@ constexpr element_type element_of() noexcept {
   return std::is_same_v<T, float> ? element_type::f32 : element_type::f64;
 }
 
-/// One kind of program step.
-enum class op : std::uint8_t { fill, copy, mul, add, triad, nstream, dot, grid_sync };
+/// One kind of program step. The first op_count are roster's built-in ops;
+/// `call` runs a user kernel from the kernel inventory (roster/kernels.hpp).
+enum class op : std::uint8_t { fill, copy, mul, add, triad, nstream, dot, grid_sync, call };
+/// Number of built-in ops (call is not one of them).
 inline constexpr std::size_t op_count = 8;
 
 /// Returns the op's name, e.g. "triad".
 constexpr std::string_view to_string(op o) noexcept {
-  constexpr std::string_view names[] = {"fill", "copy", "mul", "add", "triad", "nstream", "dot", "grid_sync"};
-  return names[static_cast<std::size_t>(o)];
+  constexpr std::string_view names[] = {"fill", "copy", "mul", "add", "triad", "nstream", "dot", "grid_sync", "call"};
+  const auto i = static_cast<std::size_t>(o);
+  return i < std::size(names) ? names[i] : std::string_view("unknown");
 }
+
+/// Type of a scalar argument of a kernel call.
+enum class scalar_type : std::uint8_t { f32, f64, i32, u32 };
+
+/// Returns "float", "double", "int32" or "uint32".
+constexpr std::string_view to_string(scalar_type t) noexcept {
+  constexpr std::string_view names[] = {"float", "double", "int32", "uint32"};
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(names) ? names[i] : std::string_view("unknown");
+}
+
+/// One scalar argument of a kernel call, with its type.
+struct scalar_arg {
+  scalar_type type = scalar_type::f64;
+  union {
+    float f32;
+    double f64 = 0.0;
+    std::int32_t i32;
+    std::uint32_t u32;
+  };
+  constexpr scalar_arg() noexcept = default;
+  /// Holds a float.
+  constexpr scalar_arg(float v) noexcept : type(scalar_type::f32), f32(v) {}
+  /// Holds a double.
+  constexpr scalar_arg(double v) noexcept : type(scalar_type::f64), f64(v) {}
+  /// Holds a 32-bit signed integer.
+  constexpr scalar_arg(std::int32_t v) noexcept : type(scalar_type::i32), i32(v) {}
+  /// Holds a 32-bit unsigned integer.
+  constexpr scalar_arg(std::uint32_t v) noexcept : type(scalar_type::u32), u32(v) {}
+  /// Returns the value as T, converted (the caller checked that it fits).
+  template <class T>
+  [[nodiscard]] constexpr T as() const noexcept {
+    switch (type) {
+      case scalar_type::f32: return static_cast<T>(f32);
+      case scalar_type::f64: return static_cast<T>(f64);
+      case scalar_type::i32: return static_cast<T>(i32);
+      case scalar_type::u32: return static_cast<T>(u32);
+    }
+    return T{};
+  }
+};
 
 /// A set of ops, as a bit mask.
 struct op_set {
@@ -71,13 +117,30 @@ struct buffer {
   friend constexpr bool operator==(const buffer&, const buffer&) = default;
 };
 
+/// A call of a user kernel: the op's name, its arguments in signature order,
+/// and the index space. A program owns its calls; steps point at them.
+struct kernel_call {
+  std::string op;                   ///< the kernel's op name, e.g. "axpy"
+  std::string variant;              ///< the variant to run; empty: the default
+  std::vector<buffer> buffers;      ///< buffer arguments, in signature order
+  std::vector<scalar_arg> scalars;  ///< scalar arguments, in signature order
+  std::size_t extent = 0;           ///< index space; 0: the length of the signature's extent buffers
+};
+
+/// How a kernel call runs: an explicit extent and a variant name, both optional.
+struct call_options {
+  std::size_t extent = 0;        ///< index space (0: from the buffers)
+  std::string_view variant = {};  ///< variant name (empty: the default)
+};
+
 /// One step: out and inputs as the step table of docs/design.md names them.
 struct step {
   roster::op op = op::fill;
-  buffer out{};    ///< fill a, copy c, mul b, add c, triad a, nstream a, dot r
+  buffer out{};    ///< fill a, copy c, mul b, add c, triad a, nstream a, dot r; call: its first buffer
   buffer in1{};    ///< copy a, mul c, add a, triad b, nstream b, dot a
   buffer in2{};    ///< add b, triad c, nstream c, dot b
   double scalar = 0.0;  ///< fill x, mul/triad/nstream s
+  const kernel_call* call = nullptr;  ///< op::call: the call, owned by the program
 };
 
 /// Largest number of steps in one program.
@@ -106,6 +169,16 @@ class program {
   program& dot(const buffer& r, const buffer& a, const buffer& b) { return push({op::dot, r, a, b, 0.0}); }
   /// Appends a barrier: every earlier step completes before any later one starts.
   program& grid_sync() { return push({op::grid_sync, {}, {}, {}, 0.0}); }
+  /// Appends a call of the user kernel `op` (see roster/kernels.hpp), checked
+  /// against its registered signature when the program is validated.
+  ROSTER_INLINE program& call(std::string_view op, std::span<const buffer> buffers,
+                              std::span<const scalar_arg> scalars = {}, call_options options = {});
+  /// Appends a call of the user kernel `op` (braced lists of buffers and scalars).
+  program& call(std::string_view op, std::initializer_list<buffer> buffers,
+                std::initializer_list<scalar_arg> scalars = {}, call_options options = {}) {
+    return call(op, std::span<const buffer>(buffers.begin(), buffers.size()),
+                std::span<const scalar_arg>(scalars.begin(), scalars.size()), options);
+  }
   /// Appends a step as it is.
   program& push(const step& s) {
     steps_.push_back(s);
@@ -115,11 +188,15 @@ class program {
   /// Returns the steps in order.
   [[nodiscard]] std::span<const step> steps() const noexcept { return steps_; }
   /// Returns the set of ops the program uses.
+  /// Returns the set of built-in ops the program uses (user calls are not in it).
   [[nodiscard]] op_set ops() const noexcept {
     op_set s;
-    for (const auto& st : steps_) s.insert(st.op);
+    for (const auto& st : steps_)
+      if (st.op != op::call) s.insert(st.op);
     return s;
   }
+  /// Returns whether the program calls any user kernel.
+  [[nodiscard]] bool has_calls() const noexcept { return !calls_.empty(); }
   /// Returns the element type of the first buffer step (f64 if none).
   [[nodiscard]] element_type type() const noexcept;
   /// Returns whether the program has no steps.
@@ -127,15 +204,19 @@ class program {
 
  private:
   std::vector<step> steps_;
+  // The calls' arguments: shared and immutable, so a copied program's steps
+  // still point at live calls.
+  std::vector<std::shared_ptr<const kernel_call>> calls_;
 };
 
-/// Returns the number of buffers a step of this op names (out, in1, in2).
+/// Returns the number of buffers a step of this op names (out, in1, in2);
+/// 0 for a call, whose buffers are in its kernel_call.
 constexpr int buffers_of(op o) noexcept {
   switch (o) {
     case op::fill: return 1;
     case op::copy: case op::mul: return 2;
     case op::add: case op::triad: case op::nstream: case op::dot: return 3;
-    case op::grid_sync: return 0;
+    case op::grid_sync: case op::call: return 0;
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/native.hpp>
+#include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
 #include <roster/ranking.hpp>

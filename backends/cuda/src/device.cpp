@@ -418,6 +418,8 @@ expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const 
 // max_launch_steps steps travel in one kprogram, so a long program becomes
 // several launches, in order on the stream.
 expected<void> device::run(std::span<const step> steps) {
+  for (const auto& s : steps)
+    if (s.op == op::call) return run_with_calls(steps);
   auto stream = static_cast<cudaStream_t>(stream_);
   bool f64 = true;
   for (const auto& s : steps)
@@ -524,3 +526,68 @@ expected<void> device::run(std::span<const step> steps) {
 
 ROSTER_REGISTER_BACKEND(roster::cuda::backend);
 ROSTER_DEFINE_BACKEND_ANCHOR(cuda);
+
+namespace roster::cuda {
+
+// A program with user kernels: the built-in runs between calls take the
+// path above (one launch where they can), each call its launcher; all on
+// the device's stream, so they run in program order.
+expected<void> device::run_with_calls(std::span<const step> steps) {
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i <= steps.size(); ++i) {
+    if (i < steps.size() && steps[i].op != op::call) continue;
+    bool work = false;
+    for (std::size_t k = begin; k < i; ++k) work = work || steps[k].op != op::grid_sync;
+    if (work)
+      if (auto ok = run(steps.subspan(begin, i - begin)); !ok) return ok;
+    if (i < steps.size())
+      if (auto ok = run_call(*steps[i].call); !ok) return ok;
+    begin = i + 1;
+  }
+  return {};
+}
+
+// Calls a user kernel's host launcher on the device's stream with the
+// buffers' device pointers, then checks the launch.
+expected<void> device::run_call(const kernel_call& c) {
+  auto entry = find_kernel(c.op, info_.backend, c.buffers.front().type, c.variant);
+  if (!entry) return std::move(entry).error().prepend(info_.spec() + ": dispatch");
+  if ((*entry)->cuda == nullptr)
+    return make_error(errc::internal,
+                      info_.spec() + ": dispatch: the cuda kernel '" + c.op + "' (variant '" +
+                          std::string((*entry)->variant) + "') has no launcher",
+                      "register it with roster::cuda_kernel, which sets the launcher");
+  // The program was validated (check_call) before it got here: no second
+  // check, and no allocation for a call of up to 16 buffers and scalars.
+  kernel_buffer buffers[16];
+  scalar_arg scalars[16];
+  std::vector<kernel_buffer> more_buffers;
+  std::vector<scalar_arg> more_scalars;
+  kernel_buffer* bufs = buffers;
+  scalar_arg* scal = scalars;
+  if (c.buffers.size() > std::size(buffers)) {
+    more_buffers.resize(c.buffers.size());
+    bufs = more_buffers.data();
+  }
+  if (c.scalars.size() > std::size(scalars)) {
+    more_scalars.resize(c.scalars.size());
+    scal = more_scalars.data();
+  }
+  for (std::size_t i = 0; i < c.buffers.size(); ++i) {
+    const buffer& b = c.buffers[i];
+    bufs[i] = {slots_[b.slot].ptr, b.size, b.type};
+  }
+  convert_scalars(**entry, c, std::span<scalar_arg>(scal, c.scalars.size()));
+  const kernel_args args{std::span<const kernel_buffer>(bufs, c.buffers.size()),
+                         std::span<const scalar_arg>(scal, c.scalars.size()), call_extent(**entry, c)};
+  (void)cudaGetLastError();  // an earlier, already reported error is not this call's
+  (*entry)->cuda(args, stream_);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return cuda_failure(e, info_.spec(),
+                        "dispatch: the launcher of kernel '" + c.op + "' (variant '" +
+                            std::string((*entry)->variant) + "')");
+  counts_.plain += 1;
+  return {};
+}
+
+}  // namespace roster::cuda

@@ -71,6 +71,12 @@ void device::destroy() noexcept {
       for (auto p : set.dot[v])
         if (p) fn_.vkDestroyPipeline(device_, p, nullptr);
     }
+  for (auto& [entry, u] : user_pipelines_) {
+    if (u.pipeline) fn_.vkDestroyPipeline(device_, u.pipeline, nullptr);
+    if (u.layout) fn_.vkDestroyPipelineLayout(device_, u.layout, nullptr);
+    if (u.set_layout) fn_.vkDestroyDescriptorSetLayout(device_, u.set_layout, nullptr);
+  }
+  user_pipelines_.clear();
   if (pipeline_layout_) fn_.vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
   if (set_layout_) fn_.vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
   fn_.vkDestroyDevice(device_, nullptr);

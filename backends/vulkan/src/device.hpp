@@ -6,6 +6,7 @@
 #include "adapters.hpp"
 
 #include <roster/backends/vulkan/native.hpp>
+#include <roster/kernels.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -52,6 +53,18 @@ struct vk_submission {
   std::uint32_t pool_sets = 0;
   bool in_flight = false;
 };
+
+// Push constants of a user kernel: uint extent at 0, then each scalar in
+// signature order at its natural alignment (docs/kernels.md).
+inline std::uint32_t user_push_bytes(std::span<const kernel_param> signature) {
+  std::uint32_t offset = 4;
+  for (const auto& p : signature) {
+    if (p.is_buffer) continue;
+    const std::uint32_t size = p.scalar == scalar_type::f64 ? 8 : 4;
+    offset = (offset + size - 1) / size * size + size;
+  }
+  return (offset + 7) / 8 * 8;
+}
 
 /// Records a memory barrier from `src` to `dst` stages for the whole queue.
 inline void full_barrier(const vk_fns& fn, VkCommandBuffer cmd, VkPipelineStageFlags src, VkAccessFlags src_access,
@@ -111,6 +124,16 @@ class device final : public roster::device {
     std::size_t bytes;
   };
 
+  // A user kernel's pipeline (roster/kernels.hpp): created at its first call,
+  // kept until the device closes.
+  struct user_pipeline {
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+    std::uint32_t buffers = 0;
+    std::uint32_t push_bytes = 0;
+  };
+
   std::string where(std::string_view call) const { return p_.info.spec() + ": " + std::string(call); }
   expected<void> check(std::string_view call) { return detail::check_validation(validation_seen_, where(call)); }
   expected<VkDeviceMemory> allocate_memory(VkBuffer buffer, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer,
@@ -137,6 +160,8 @@ class device final : public roster::device {
   std::size_t dot_partials(std::size_t n, element_type t) const;
   std::uint32_t dot_groups(std::size_t count, element_type t) const;
   expected<void> prepare(std::span<const step> steps);
+  expected<const user_pipeline*> user_pipeline_for(const kernel_entry& entry);
+  expected<void> record_call(detail::vk_submission& s, const kernel_call& call);
   void destroy() noexcept;
 
   detail::physical p_;
@@ -151,6 +176,7 @@ class device final : public roster::device {
   VkCommandBuffer native_barrier_ = VK_NULL_HANDLE;  // recorded once: roster's writes before a user's work
   std::vector<detail::vk_submission> submissions_;
   std::unordered_map<std::uint32_t, detail::vk_buffer> buffers_;
+  std::unordered_map<const kernel_entry*, user_pipeline> user_pipelines_;
   std::uint32_t next_slot_ = 1;
   detail::vk_buffer partials_[2];  // per element type
   detail::vk_buffer staging_;

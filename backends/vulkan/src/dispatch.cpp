@@ -5,6 +5,7 @@
 #include "device.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace roster::vulkan {
 
@@ -89,6 +90,10 @@ std::uint32_t device::groups_for(std::size_t n, std::uint32_t cap) const {
 std::uint32_t device::sets_needed(std::span<const step> steps) const {
   std::uint32_t sets = 0;
   for (const auto& s : steps) {
+    if (s.op == op::call) {  // one set; the pool holds 4 descriptors per set
+      sets += static_cast<std::uint32_t>(std::max<std::size_t>(1, (s.call->buffers.size() + 3) / 4));
+      continue;
+    }
     if (buffers_of(s.op) == 0) continue;
     const std::size_t n = s.op == op::dot ? s.in1.size : s.out.size;
     const std::size_t chunk = chunk_elements(s.out.type);
@@ -129,6 +134,12 @@ std::size_t device::dot_partials(std::size_t n, element_type t) const {
 // Checks the element type and sizes the dot scratch for the largest dot.
 expected<void> device::prepare(std::span<const step> steps) {
   for (const auto& st : steps) {
+    if (st.op == op::call) {  // a user kernel: its pipeline, built at its first call
+      auto entry = find_kernel(st.call->op, p_.info.backend, st.call->buffers.front().type, st.call->variant);
+      if (!entry) return std::move(entry).error().prepend(where("dispatch"));
+      if (auto u = user_pipeline_for(**entry); !u) return std::move(u).error();
+      continue;
+    }
     if (buffers_of(st.op) == 0) continue;
     if (st.out.type == element_type::f64 && !p_.info.f64)
       return make_error(errc::unsupported,
@@ -162,6 +173,14 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
 
   bool first = true;
   for (const step& st : steps) {
+    if (st.op == op::call) {
+      if (!first)
+        full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
+      first = false;
+      if (auto ok = record_call(s, *st.call); !ok) return ok;
+      continue;
+    }
     const int nb = buffers_of(st.op);
     if (nb == 0) continue;
     if (!first)  // each step sees the previous one's writes
@@ -282,6 +301,77 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
     }
   }
   if (timed) fn_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
+  return {};
+}
+
+// A user kernel's call: its pipeline (prepare() built it), its buffers whole
+// at bindings 0..n-1, the extent and scalars as push constants, and
+// ceil(extent / local_size_x) workgroups.
+expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
+  auto entry = find_kernel(c.op, p_.info.backend, c.buffers.front().type, c.variant);
+  if (!entry) return std::move(entry).error().prepend(where("dispatch"));
+  auto u = user_pipeline_for(**entry);
+  if (!u) return std::move(u).error();
+  const std::size_t extent_value = call_extent(**entry, c);  // the program was validated (check_call)
+  const std::size_t* extent = &extent_value;
+  auto what = [&] { return "kernel '" + c.op + "'"; };  // for errors only
+  const std::size_t groups = (*extent + (*entry)->vulkan.local_size_x - 1) / (*entry)->vulkan.local_size_x;
+  if (*extent > 0xffffffffull || groups > p_.props.limits.maxComputeWorkGroupCount[0])
+    return make_error(errc::unsupported,
+                      where("dispatch") + ": " + what() + ": an extent of " + std::to_string(*extent) + " needs " +
+                          std::to_string(groups) + " workgroups, the device dispatches at most " +
+                          std::to_string(p_.props.limits.maxComputeWorkGroupCount[0]),
+                      "raise the shader's local_size_x, or split the call into smaller extents");
+
+  std::vector<VkDescriptorBufferInfo> infos;
+  infos.reserve(c.buffers.size());
+  for (const auto& b : c.buffers) {
+    const vk_buffer& vb = buffers_.at(b.slot);
+    const VkDeviceSize bytes = static_cast<VkDeviceSize>(b.size) * size_of(b.type);
+    if (bytes > max_range_)
+      return make_error(errc::unsupported,
+                        where("dispatch") + ": " + what() + ": a buffer of " + std::to_string(bytes) +
+                            " bytes is beyond one descriptor's range (" + std::to_string(max_range_) + ")",
+                        "split the buffer, or use a backend without the limit for this kernel");
+    infos.push_back({vb.buffer, 0, bytes});
+  }
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = s.pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &(*u)->set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateDescriptorSets(device_, &alloc, &set));
+  std::vector<VkWriteDescriptorSet> writes(infos.size());
+  for (std::uint32_t i = 0; i < writes.size(); ++i) {
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  fn_.vkUpdateDescriptorSets(device_, static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
+
+  // Push constants: uint extent, then the scalars (see user_push_bytes).
+  std::vector<unsigned char> push((*u)->push_bytes, 0);
+  const auto n32 = static_cast<std::uint32_t>(*extent);
+  std::memcpy(push.data(), &n32, 4);
+  std::uint32_t offset = 4;
+  for (const scalar_arg& a : converted_scalars(**entry, c)) {
+    const std::uint32_t size = a.type == scalar_type::f64 ? 8 : 4;
+    offset = (offset + size - 1) / size * size;
+    switch (a.type) {
+      case scalar_type::f32: std::memcpy(push.data() + offset, &a.f32, 4); break;
+      case scalar_type::f64: std::memcpy(push.data() + offset, &a.f64, 8); break;
+      case scalar_type::i32: std::memcpy(push.data() + offset, &a.i32, 4); break;
+      case scalar_type::u32: std::memcpy(push.data() + offset, &a.u32, 4); break;
+    }
+    offset += size;
+  }
+  fn_.vkCmdBindPipeline(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, (*u)->pipeline);
+  fn_.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, (*u)->layout, 0, 1, &set, 0, nullptr);
+  fn_.vkCmdPushConstants(s.cmd, (*u)->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (*u)->push_bytes, push.data());
+  fn_.vkCmdDispatch(s.cmd, static_cast<std::uint32_t>(groups), 1, 1);
   return {};
 }
 

@@ -88,4 +88,71 @@ expected<void> device::make_pipelines(const spirv (&code)[4], pipeline_set& out)
   return result;
 }
 
+// Builds a user kernel's layouts and pipeline from its SPIR-V, once.
+expected<const device::user_pipeline*> device::user_pipeline_for(const kernel_entry& entry) {
+  if (auto it = user_pipelines_.find(&entry); it != user_pipelines_.end()) return &it->second;
+  const std::string what = "kernel '" + std::string(entry.op) + "' (variant '" + std::string(entry.variant) + "')";
+  if (entry.vulkan.code.empty() || entry.vulkan.local_size_x == 0)
+    return make_error(errc::invalid_argument, where("dispatch") + ": " + what + " has no SPIR-V or no local size",
+                      "register it with roster::vulkan_kernel, giving the shader's words and its local_size_x");
+  user_pipeline u;
+  for (const auto& p : entry.signature) u.buffers += p.is_buffer ? 1 : 0;
+  u.push_bytes = user_push_bytes(entry.signature);
+  if (u.push_bytes > p_.props.limits.maxPushConstantsSize)
+    return make_error(errc::unsupported,
+                      where("dispatch") + ": " + what + " needs " + std::to_string(u.push_bytes) +
+                          " bytes of push constants, the device allows " +
+                          std::to_string(p_.props.limits.maxPushConstantsSize),
+                      "pass fewer scalars, or put them in a buffer");
+  std::vector<VkDescriptorSetLayoutBinding> bindings(u.buffers);
+  for (std::uint32_t i = 0; i < u.buffers; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  expected<void> result;
+  auto fail = [&](const char* call, VkResult r) { result = vk_failure(where("dispatch") + ": " + what, call, r); };
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = u.buffers;
+  set_info.pBindings = bindings.data();
+  if (VkResult r = fn_.vkCreateDescriptorSetLayout(device_, &set_info, nullptr, &u.set_layout); r != VK_SUCCESS)
+    fail("vkCreateDescriptorSetLayout", r);
+  if (result) {
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, u.push_bytes};
+    VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layout_info.setLayoutCount = 1;
+    layout_info.pSetLayouts = &u.set_layout;
+    layout_info.pushConstantRangeCount = 1;
+    layout_info.pPushConstantRanges = &range;
+    if (VkResult r = fn_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &u.layout); r != VK_SUCCESS)
+      fail("vkCreatePipelineLayout", r);
+  }
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (result) {
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = entry.vulkan.code.size_bytes();
+    info.pCode = entry.vulkan.code.data();
+    if (VkResult r = fn_.vkCreateShaderModule(device_, &info, nullptr, &module); r != VK_SUCCESS)
+      fail("vkCreateShaderModule", r);
+  }
+  if (result) {
+    const std::string name(entry.vulkan.entry);
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = name.c_str();
+    info.layout = u.layout;
+    if (VkResult r = fn_.vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &u.pipeline);
+        r != VK_SUCCESS)
+      fail("vkCreateComputePipelines", r);
+  }
+  if (module) fn_.vkDestroyShaderModule(device_, module, nullptr);
+  if (result) result = check("dispatch");  // the validation layer's word on the shader
+  if (!result) {
+    if (u.pipeline) fn_.vkDestroyPipeline(device_, u.pipeline, nullptr);
+    if (u.layout) fn_.vkDestroyPipelineLayout(device_, u.layout, nullptr);
+    if (u.set_layout) fn_.vkDestroyDescriptorSetLayout(device_, u.set_layout, nullptr);
+    return std::move(result).error();
+  }
+  return &user_pipelines_.emplace(&entry, u).first->second;
+}
+
 }  // namespace roster::vulkan

@@ -113,6 +113,7 @@ void device::run(const roster::step& s) {
       break;
     }
     case roster::op::grid_sync: break;  // the steps before it are done already
+    case roster::op::call: break;       // never here: no user kernel is registered for this backend
   }
 }
 

@@ -49,12 +49,33 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
   return apply_wrappers(std::move(*d), options);
 }
 
+namespace detail {
+// Returns the user ops of a program a backend has no kernel for, as "a, b".
+inline std::string missing_kernels(const program* p, std::string_view backend) {
+  std::string missing;
+  if (p == nullptr) return missing;
+  for (const auto& s : p->steps()) {
+    if (s.op != op::call) continue;
+    if (find_kernel(s.call->op, backend, s.call->buffers.front().type, s.call->variant)) continue;
+    if (missing.find("'" + s.call->op + "'") == std::string::npos)
+      missing += (missing.empty() ? "'" : ", '") + s.call->op + "'";
+  }
+  return missing;
+}
+ROSTER_INLINE expected<routed_device> acquire_preferred_for(op_set needed, element_type type, const program* p);
+}  // namespace detail
+
 ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
   if (auto ok = validate(p); !ok) return std::move(ok).error();
-  return acquire_preferred(p.ops(), p.type());
+  return detail::acquire_preferred_for(p.ops(), p.type(), &p);
 }
 
 ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_type type) {
+  return detail::acquire_preferred_for(needed, type, nullptr);
+}
+
+ROSTER_INLINE expected<routed_device> detail::acquire_preferred_for(op_set needed, element_type type,
+                                                                    const program* p) {
   routed_device out;
   backends_in_use pin;
   for (const auto& b : registered_backends()) {
@@ -69,6 +90,10 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
         if (needed.contains(static_cast<op>(o)) && !b.registration->ops.contains(static_cast<op>(o)))
           missing += (missing.empty() ? "" : ", ") + std::string(to_string(static_cast<op>(o)));
       out.passed.push_back({id, "does not support " + missing});
+      continue;
+    }
+    if (auto missing = missing_kernels(p, b.id()); !missing.empty()) {
+      out.passed.push_back({id, "has no kernel for " + missing});
       continue;
     }
     auto d = acquire(id + ":0");
@@ -87,8 +112,8 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_t
   std::string why;
   for (const auto& x : out.passed) why += "\n  " + x.backend + ": " + x.reason;
   return make_error(errc::unavailable, "no backend can run this program" + (why.empty() ? std::string(" (none registered)") : why),
-                    "link a backend that runs every op of the program (the CPU backend runs all of them), or "
-                    "relax the selector");
+                    "link a backend that runs every op of the program (the CPU backend runs all built-in ones, "
+                    "and each user op needs a kernel registered for the backend), or relax the selector");
 }
 
 }  // namespace roster

@@ -2,6 +2,7 @@
 // Private: the device front end and the backend lookups.
 
 #include <roster/backend.hpp>
+#include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/detail/text.hpp>
 
@@ -140,6 +141,18 @@ ROSTER_INLINE expected<void> device::check_program(const program& p) const {
   if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
   const device_caps c = caps();
   for (const auto& s : p.steps()) {
+    if (s.op == op::call) {
+      // A user kernel: this device's backend must have it (the router's rule).
+      auto k = find_kernel(s.call->op, adapter().backend, s.call->buffers.front().type, s.call->variant);
+      if (!k) return std::move(k).error().prepend(adapter().spec() + ": dispatch");
+      for (const auto& b : s.call->buffers) {
+        if (auto ok = check_buffer(b, "dispatch"); !ok) return ok;
+        if (b.type == element_type::f64 && !c.f64)
+          return make_error(errc::unsupported, adapter().spec() + ": dispatch: this device has no double support",
+                            "use float buffers on this device");
+      }
+      continue;
+    }
     if (!c.ops.contains(s.op))
       return make_error(errc::unsupported,
                         adapter().spec() + ": dispatch: this device does not run " + std::string(to_string(s.op)),

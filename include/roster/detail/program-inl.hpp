@@ -2,6 +2,7 @@
 // Private: program validation and splitting.
 
 #include <roster/program.hpp>
+#include <roster/kernels.hpp>
 
 #include <cmath>
 #include <string>
@@ -10,8 +11,24 @@ namespace roster {
 
 ROSTER_INLINE element_type program::type() const noexcept {
   for (const auto& s : steps_)
-    if (buffers_of(s.op) > 0) return s.out.type;
+    if (buffers_of(s.op) > 0 || s.op == op::call) return s.out.type;
   return element_type::f64;
+}
+
+ROSTER_INLINE program& program::call(std::string_view op, std::span<const buffer> buffers,
+                                     std::span<const scalar_arg> scalars, call_options options) {
+  auto c = std::make_shared<kernel_call>();
+  c->op = std::string(op);
+  c->variant = std::string(options.variant);
+  c->buffers.assign(buffers.begin(), buffers.end());
+  c->scalars.assign(scalars.begin(), scalars.end());
+  c->extent = options.extent;
+  step s{};
+  s.op = op::call;
+  if (!buffers.empty()) s.out = buffers.front();
+  s.call = c.get();
+  calls_.push_back(std::move(c));
+  return push(s);
 }
 
 namespace detail {
@@ -34,6 +51,15 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
   element_type type = element_type::f64;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const step& s = steps[i];
+    if (s.op == op::call) {
+      if (s.call == nullptr)
+        return make_error(errc::invalid_argument, "program step " + std::to_string(i) + ": a call step without its call",
+                          "append calls with program::call, not with push");
+      if (auto ok = check_call(*s.call); !ok)
+        return std::move(ok).error().prepend("program step " + std::to_string(i));
+      any_buffer = true;
+      continue;
+    }
     if (static_cast<std::size_t>(s.op) >= op_count)
       return make_error(errc::invalid_argument,
                         "program step " + std::to_string(i) + ": unknown op code " +
@@ -117,6 +143,12 @@ ROSTER_INLINE std::size_t bytes_moved(const step& s) noexcept {
     case op::nstream: return 4 * s.out.size * e;
     case op::dot: return 2 * s.in1.size * e;
     case op::grid_sync: return 0;
+    case op::call: {
+      std::size_t bytes = 0;
+      if (s.call == nullptr) return 0;
+      for (const auto& b : s.call->buffers) bytes += b.size * size_of(b.type);
+      return bytes;
+    }
   }
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/native.hpp>
+#include <roster/kernels.hpp>
 #include <roster/program.hpp>
 #include <roster/backends/cpu/detail/pool.hpp>
 
@@ -121,6 +122,8 @@ class ROSTER_API device final : public roster::device {
   ROSTER_INLINE void* data_of(const buffer& b) const noexcept;
   template <class T>
   expected<void> run(std::span<const step> steps);
+  ROSTER_INLINE expected<void> run_builtin(std::span<const step> steps);
+  ROSTER_INLINE expected<void> run_call(const kernel_call& c);
 
   adapter_info adapter_;
   detail::cpu_pool pool_;

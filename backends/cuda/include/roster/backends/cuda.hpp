@@ -104,6 +104,8 @@ class device final : public roster::device {
   };
   [[nodiscard]] expected<void> activate() const;
   [[nodiscard]] expected<void> run(std::span<const step> steps);
+  [[nodiscard]] expected<void> run_with_calls(std::span<const step> steps);
+  [[nodiscard]] expected<void> run_call(const kernel_call& call);
 
   adapter_info info_;
   int ordinal_ = 0;

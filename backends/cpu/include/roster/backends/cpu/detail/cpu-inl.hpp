@@ -104,7 +104,7 @@ inline void cpu_run_step(const cpu_step<T>& s, std::size_t lo, std::size_t hi, d
     case op::triad: cpu_triad(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
     case op::nstream: cpu_nstream(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
     case op::dot: partials[s.partial * stride + t] += cpu_dot(s.in1 + lo, s.in2 + lo, n); break;
-    case op::grid_sync: break;
+    case op::grid_sync: case op::call: break;  // never in a fused plan
   }
 }
 
@@ -446,12 +446,79 @@ expected<void> device::run(std::span<const step> steps) {
   return {};
 }
 
+ROSTER_INLINE expected<void> device::run_builtin(std::span<const step> steps) {
+  for (const step& s : steps)
+    if (buffers_of(s.op) > 0) return s.out.type == element_type::f32 ? run<float>(steps) : run<double>(steps);
+  return {};
+}
+
+// A user kernel: each pool thread runs its contiguous part of [0, extent);
+// the pool's run returns when every thread is done, which orders the call
+// with the steps before and after it.
+ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
+  auto entry = find_kernel(c.op, backend::id, c.buffers.front().type, c.variant);
+  if (!entry) return std::move(entry).error().prepend(adapter_.spec() + ": dispatch");
+  if ((*entry)->cpu == nullptr)
+    return make_error(errc::internal,
+                      adapter_.spec() + ": dispatch: the cpu kernel '" + c.op + "' (variant '" +
+                          std::string((*entry)->variant) + "') has no entry point",
+                      "register it with roster::cpu_kernel or ROSTER_CPU_KERNEL, which set the function");
+  // No allocation for a call of up to 16 buffers and 16 scalars.
+  kernel_buffer small_buffers[16];
+  scalar_arg small_scalars[16];
+  std::vector<kernel_buffer> more_buffers;
+  std::vector<scalar_arg> more_scalars;
+  kernel_buffer* buffers = small_buffers;
+  scalar_arg* scalars = small_scalars;
+  if (c.buffers.size() > std::size(small_buffers)) {
+    more_buffers.resize(c.buffers.size());
+    buffers = more_buffers.data();
+  }
+  if (c.scalars.size() > std::size(small_scalars)) {
+    more_scalars.resize(c.scalars.size());
+    scalars = more_scalars.data();
+  }
+  for (std::size_t i = 0; i < c.buffers.size(); ++i) {
+    const buffer& b = c.buffers[i];
+    void* p = data_of(b);
+    if (p == nullptr)
+      return make_error(errc::invalid_argument, "cpu: dispatch: a call names a buffer that is not live on this device",
+                        "dispatch through device::dispatch(program), which checks every buffer");
+    buffers[i] = {p, b.size, b.type};
+  }
+  convert_scalars(**entry, c, std::span<scalar_arg>(scalars, c.scalars.size()));
+  const std::size_t n = call_extent(**entry, c);  // the program was validated (check_call)
+  const kernel_args args{std::span<const kernel_buffer>(buffers, c.buffers.size()),
+                         std::span<const scalar_arg>(scalars, c.scalars.size()), n};
+  const cpu_kernel_fn fn = (*entry)->cpu;
+  const unsigned threads = pool_.size();
+  auto part = [&](unsigned t) noexcept {
+    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    if (lo < hi) fn(args, lo, hi);
+  };
+  pool_.run_each(part);
+  return {};
+}
+
 ROSTER_INLINE expected<void> device::dispatch_steps(std::span<const step> steps) {
   if (steps.empty()) return {};
   std::lock_guard lock(mutex_);
   try {
-    for (const step& s : steps)
-      if (buffers_of(s.op) > 0) return s.out.type == element_type::f32 ? run<float>(steps) : run<double>(steps);
+    std::size_t first_call = 0;
+    while (first_call < steps.size() && steps[first_call].op != op::call) ++first_call;
+    if (first_call == steps.size()) return run_builtin(steps);  // no user kernel: the fused path as it was
+    // Built-in runs between calls go through the fused path; each call runs
+    // on the pool alone. Each part completes before the next starts.
+    std::size_t begin = 0;
+    for (std::size_t i = first_call; i <= steps.size(); ++i) {
+      if (i < steps.size() && steps[i].op != op::call) continue;
+      if (i > begin)
+        if (auto ok = run_builtin(steps.subspan(begin, i - begin)); !ok) return ok;
+      if (i < steps.size())
+        if (auto ok = run_call(*steps[i].call); !ok) return ok;
+      begin = i + 1;
+    }
+    return {};
   } catch (const std::bad_alloc&) {
     return make_error(errc::out_of_memory, "cpu: dispatch: no memory for the program's plan",
                       "free memory, or dispatch a shorter program");

@@ -1,0 +1,128 @@
+// The host cost of a user kernel through roster, each against its baseline in
+// the same binary:
+// - CPU (one thread): a 16-element user kernel dispatched in a program,
+//   against the built-in fill of the same size and the function called directly;
+// - CUDA (when built and a device opens): a user kernel dispatched through
+//   roster, against the same launcher called directly on the same stream,
+//   at 16 elements (host time per dispatch) and at 2^24 (bandwidth).
+#include <roster/backends/cpu.hpp>
+#include <roster/kernels.hpp>
+#include <roster/roster.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <vector>
+
+#if defined(KERNEL_BENCH_CUDA)
+#  include <roster/backends/cuda.hpp>
+// From kernel_call_bench.cu: the "scale" launcher, y[i] = alpha * x[i].
+void kernel_bench_scale_launch(const roster::kernel_args& a, void* stream);
+#endif
+
+namespace {
+
+template <class T>
+void set(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
+  T* out = a.data<T>(0);
+  const T x = a.scalar<T>(0);
+  for (std::size_t i = begin; i < end; ++i) out[i] = x;
+}
+ROSTER_CPU_KERNEL("bench_set", "plain", roster::default_variant, set, roster::write<roster::elem>,
+                  roster::scalar<roster::elem>);
+
+std::unique_ptr<roster::device> cpu_device() {
+  auto d = roster::cpu::device::open(1);
+  if (!d) std::abort();
+  return std::unique_ptr<roster::device>(std::move(*d));
+}
+
+void cpu_builtin_fill(benchmark::State& state) {
+  auto dev = cpu_device();
+  auto a = dev->allocate<double>(16);
+  roster::program p;
+  p.fill(*a, 1.0);
+  for (auto _ : state)
+    if (!dev->dispatch(p)) state.SkipWithError("dispatch failed");
+}
+BENCHMARK(cpu_builtin_fill);
+
+void cpu_user_call(benchmark::State& state) {
+  auto dev = cpu_device();
+  auto a = dev->allocate<double>(16);
+  roster::program p;
+  p.call("bench_set", {*a}, {1.0});
+  for (auto _ : state)
+    if (!dev->dispatch(p)) state.SkipWithError("dispatch failed");
+}
+BENCHMARK(cpu_user_call);
+
+void cpu_direct_call(benchmark::State& state) {
+  std::vector<double> a(16);
+  const roster::kernel_buffer b{a.data(), a.size(), roster::element_type::f64};
+  const roster::scalar_arg s(1.0);
+  const roster::kernel_args args{{&b, 1}, {&s, 1}, a.size()};
+  for (auto _ : state) {
+    set<double>(args, 0, a.size());
+    benchmark::DoNotOptimize(a.data());
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(cpu_direct_call);
+
+#if defined(KERNEL_BENCH_CUDA)
+constinit const roster::kernel_entry scale_cuda =
+    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<double>>(
+        "bench_scale", "plain", roster::default_variant, &kernel_bench_scale_launch);
+ROSTER_KERNEL(scale_cuda);
+
+roster::cuda::device* cuda_of(roster::device& d) {
+  if (auto* split = dynamic_cast<roster::grid_sync_split<roster::device>*>(&d))
+    return dynamic_cast<roster::cuda::device*>(&split->inner());
+  return dynamic_cast<roster::cuda::device*>(&d);
+}
+
+// Dispatches y = 2 x through roster (through = true) or calls the launcher on
+// roster's stream directly; synchronises every 256 dispatches, and at the end.
+void cuda_scale(benchmark::State& state, bool through) {
+  auto dev = roster::acquire("cuda:0");
+  if (!dev) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  const auto n = static_cast<std::size_t>(state.range(0));
+  auto x = (*dev)->allocate<double>(n), y = (*dev)->allocate<double>(n);
+  roster::program fill;
+  fill.fill(*x, 1.0);
+  if (!x || !y || !(*dev)->dispatch(fill)) {
+    state.SkipWithError("allocation failed");
+    return;
+  }
+  roster::program p;
+  p.call("bench_scale", {*y, *x}, {2.0});
+  roster::cuda::device* cd = cuda_of(**dev);
+  const roster::kernel_buffer bufs[2] = {{cd->native_pointer(*y), n, roster::element_type::f64},
+                                         {cd->native_pointer(*x), n, roster::element_type::f64}};
+  const roster::scalar_arg s(2.0);
+  const roster::kernel_args args{bufs, {&s, 1}, n};
+  std::size_t k = 0;
+  for (auto _ : state) {
+    if (through) {
+      if (!(*dev)->dispatch(p)) state.SkipWithError("dispatch failed");
+    } else {
+      kernel_bench_scale_launch(args, cd->native_stream());
+    }
+    if (++k % 256 == 0 || n > 65536) (void)(*dev)->synchronize();
+  }
+  (void)(*dev)->synchronize();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 2 * 8 * static_cast<std::int64_t>(n));
+}
+void cuda_scale_roster(benchmark::State& state) { cuda_scale(state, true); }
+void cuda_scale_direct(benchmark::State& state) { cuda_scale(state, false); }
+BENCHMARK(cuda_scale_roster)->Arg(16)->Arg(1 << 24)->UseRealTime();
+BENCHMARK(cuda_scale_direct)->Arg(16)->Arg(1 << 24)->UseRealTime();
+#endif
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,259 @@
+#pragma once
+// Private: kernel lookup and the check of a call against its signature.
+
+#include <roster/kernels.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace roster {
+
+namespace detail {
+inline std::string describe_param(const kernel_param& p) {
+  if (!p.is_buffer) return std::string(to_string(p.scalar)) + " scalar";
+  return std::string(to_string(p.mode)) + " " + std::string(to_string(p.type)) + " buffer";
+}
+inline std::string describe_signature(std::span<const kernel_param> sig) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < sig.size(); ++i) out += (i ? ", " : "") + describe_param(sig[i]);
+  return out + ")";
+}
+inline std::string call_where(const kernel_call& c) { return "call of '" + c.op + "'"; }
+inline bool is_float(scalar_type t) noexcept { return t == scalar_type::f32 || t == scalar_type::f64; }
+}  // namespace detail
+
+ROSTER_INLINE std::span<const kernel_entry* const> kernels_of(std::string_view op) noexcept {
+  auto all = inventory<kernel_entry>();  // sorted by key: op first
+  auto lo = std::lower_bound(all.begin(), all.end(), op,
+                             [](const kernel_entry* e, std::string_view o) { return e->op < o; });
+  auto hi = std::upper_bound(lo, all.end(), op,
+                             [](std::string_view o, const kernel_entry* e) { return o < e->op; });
+  return {lo, hi};
+}
+
+ROSTER_INLINE std::string kernel_backends(std::string_view op, element_type type) {
+  std::string out;
+  std::string_view last;
+  for (const auto* e : kernels_of(op)) {
+    if (e->type != type || e->backend == last) continue;
+    // Sorted by (op, backend, type, variant): one backend's entries are adjacent.
+    if (out.find(std::string(e->backend)) != std::string::npos) continue;
+    out += (out.empty() ? "" : ", ") + std::string(e->backend);
+    last = e->backend;
+  }
+  return out;
+}
+
+ROSTER_INLINE expected<const kernel_entry*> find_kernel(std::string_view op, std::string_view backend,
+                                                        element_type type, std::string_view variant) {
+  // The hit path builds no string: a dispatch looks its calls up every time.
+  const kernel_entry* only = nullptr;
+  const kernel_entry* dflt = nullptr;
+  std::size_t count = 0;
+  const auto entries = kernels_of(op);
+  for (const auto* e : entries) {
+    if (e->backend != backend || e->type != type) continue;
+    if (!variant.empty() && e->variant == variant) return e;
+    ++count;
+    only = e;
+    if (e->is_default && dflt == nullptr) dflt = e;
+  }
+  if (variant.empty() && dflt != nullptr) return dflt;
+  if (variant.empty() && count == 1) return only;
+  std::string names;
+  for (const auto* e : entries)
+    if (e->backend == backend && e->type == type) names += (names.empty() ? "'" : ", '") + std::string(e->variant) + "'";
+  const std::string what = "op '" + std::string(op) + "' over " + std::string(to_string(type)) + " on backend '" +
+                           std::string(backend) + "'";
+  if (count == 0) {
+    const std::string others = kernel_backends(op, type);
+    return make_error(errc::unsupported, "no kernel for " + what,
+                      others.empty()
+                          ? "register a " + std::string(backend) + " kernel for '" + std::string(op) +
+                                "' over " + std::string(to_string(type)) + " with ROSTER_KERNEL"
+                          : "run the program on a backend that has it (" + others +
+                                ") with roster::acquire_preferred(program), or register a " + std::string(backend) +
+                                " kernel for '" + std::string(op) + "' with ROSTER_KERNEL");
+  }
+  if (!variant.empty())
+    return make_error(errc::not_found, "no variant '" + std::string(variant) + "' of " + what,
+                      "name one of the registered variants (" + names + "), or leave the variant empty");
+  return make_error(errc::invalid_argument,
+                    what + " has " + std::to_string(count) + " variants (" + names + ") and none is the default",
+                    "register one of them with roster::default_variant, or name a variant in the call");
+}
+
+ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
+  const auto entries = kernels_of(c.op);
+  if (entries.empty())
+    return make_error(errc::not_found, detail::call_where(c) + ": no kernel is registered for this op",
+                      "register a kernel for '" + c.op +
+                          "' with ROSTER_KERNEL or ROSTER_CPU_KERNEL and link the object that registers it, or "
+                          "correct the op's name");
+  if (c.buffers.empty())
+    return make_error(errc::invalid_argument, detail::call_where(c) + ": the call passes no buffer",
+                      "pass the buffers in the order of the signature " +
+                          detail::describe_signature(entries.front()->signature));
+  const element_type type = c.buffers.front().type;
+  const kernel_entry* entry = nullptr;
+  for (const auto* e : entries)
+    if (e->type == type) {
+      entry = e;
+      break;
+    }
+  std::string types;
+  if (entry == nullptr)
+    for (const auto* e : entries) {
+      const std::string t(to_string(e->type));
+      if (types.find(t) == std::string::npos) types += (types.empty() ? "" : " or ") + t;
+    }
+  if (entry == nullptr)
+    return make_error(errc::invalid_argument,
+                      detail::call_where(c) + ": parameter 0 is a " + std::string(to_string(type)) +
+                          " buffer, but the op is registered for " + types + " only",
+                      "pass " + types + " buffers, or register a " + std::string(to_string(type)) + " kernel for '" +
+                          c.op + "'");
+  const auto sig = entry->signature;
+  std::size_t nb = 0, ns = 0;
+  for (const auto& p : sig) (p.is_buffer ? nb : ns) += 1;
+  if (c.buffers.size() != nb || c.scalars.size() != ns)
+    return make_error(errc::invalid_argument,
+                      detail::call_where(c) + ": " + std::to_string(c.buffers.size()) + " buffers and " +
+                          std::to_string(c.scalars.size()) + " scalars passed, the signature " +
+                          detail::describe_signature(sig) + " takes " + std::to_string(nb) + " and " +
+                          std::to_string(ns),
+                      "pass exactly the signature's buffers, then its scalars, in order");
+  std::size_t bi = 0, si = 0, extent = 0;
+  std::size_t extent_param = sig.size();
+  for (std::size_t i = 0; i < sig.size(); ++i) {
+    const kernel_param& p = sig[i];
+    // Built only on an error: the check runs at every dispatch.
+    auto where_ = [&] {
+      return detail::call_where(c) + ": parameter " + std::to_string(i) + " (" + detail::describe_param(p) + ")";
+    };
+    if (p.is_buffer) {
+      const buffer& b = c.buffers[bi++];
+      if (b.owner == 0)
+        return make_error(errc::invalid_argument, where_() + ": the buffer was never allocated",
+                          "allocate every buffer with device.allocate<T>(n) before naming it in a program");
+      if (b.owner != c.buffers.front().owner)
+        return make_error(errc::invalid_argument, where_() + ": the buffers come from different devices",
+                          "allocate every buffer of a program on the device that dispatches it");
+      if (b.type != p.type)
+        return make_error(errc::invalid_argument,
+                          where_() + ": a " + std::string(to_string(b.type)) + " buffer was passed",
+                          "pass a " + std::string(to_string(p.type)) + " buffer in this place");
+      if (p.length != length::extent) continue;
+      if (extent_param == sig.size()) {
+        extent_param = i;
+        extent = b.size;
+      } else if (b.size != extent) {
+        return make_error(errc::invalid_argument,
+                          where_() + ": its length " + std::to_string(b.size) + " disagrees with parameter " +
+                              std::to_string(extent_param) + "'s " + std::to_string(extent),
+                          "give every buffer the signature sizes by the extent the same number of elements");
+      }
+    } else {
+      const scalar_arg& a = c.scalars[si++];
+      if (detail::is_float(a.type) != detail::is_float(p.scalar))
+        return make_error(errc::invalid_argument,
+                          where_() + ": a " + std::string(to_string(a.type)) + " was passed",
+                          "pass a " + std::string(to_string(p.scalar)) + " value in this place, e.g. " +
+                              (detail::is_float(p.scalar) ? "2.0" : "std::int32_t{2}"));
+      if (detail::is_float(a.type)) {
+        const double v = a.as<double>();
+        if (!std::isfinite(v))
+          return make_error(errc::invalid_argument, where_() + ": the value is not finite",
+                            "pass a finite scalar (not NaN or infinity)");
+        if (p.scalar == scalar_type::f32 && std::fabs(v) > 3.4028234663852886e38)
+          return make_error(errc::invalid_argument, where_() + ": the value does not fit in a float",
+                            "pass a value within the float range");
+      } else {
+        const long long v = a.type == scalar_type::i32 ? a.i32 : static_cast<long long>(a.u32);
+        const bool fits = p.scalar == scalar_type::i32 ? v <= std::numeric_limits<std::int32_t>::max() : v >= 0;
+        if (!fits)
+          return make_error(errc::invalid_argument, where_() + ": " + std::to_string(v) + " does not fit",
+                            "pass a value within the " + std::string(to_string(p.scalar)) + " range");
+      }
+    }
+  }
+  if (c.extent != 0) {
+    if (extent_param != sig.size() && c.extent > extent)
+      return make_error(errc::invalid_argument,
+                        detail::call_where(c) + ": the extent " + std::to_string(c.extent) +
+                            " is beyond parameter " + std::to_string(extent_param) + "'s length " +
+                            std::to_string(extent),
+                        "give an extent of at most the buffers' length, or leave it 0 to use their length");
+    extent = c.extent;
+  } else if (extent_param == sig.size()) {
+    return make_error(errc::invalid_argument,
+                      detail::call_where(c) + ": the signature sizes no buffer by the extent, and the call gives none",
+                      "give the index space with call_options{.extent = n}");
+  }
+  if (extent == 0)
+    return make_error(errc::invalid_argument, detail::call_where(c) + ": the index space is empty",
+                      "pass buffers of at least one element, or an extent of at least 1");
+  return extent;
+}
+
+ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const kernel_call& c,
+                                   std::span<scalar_arg> out) noexcept {
+  std::size_t si = 0;
+  for (const auto& p : entry.signature) {
+    if (p.is_buffer) continue;
+    if (si >= out.size() || si >= c.scalars.size()) return;
+    const scalar_arg& a = c.scalars[si];
+    switch (p.scalar) {
+      case scalar_type::f32: out[si] = scalar_arg(a.as<float>()); break;
+      case scalar_type::f64: out[si] = scalar_arg(a.as<double>()); break;
+      case scalar_type::i32: out[si] = scalar_arg(a.as<std::int32_t>()); break;
+      case scalar_type::u32: out[si] = scalar_arg(a.as<std::uint32_t>()); break;
+    }
+    ++si;
+  }
+}
+
+ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry, const kernel_call& c) {
+  std::vector<scalar_arg> out(c.scalars.size());
+  convert_scalars(entry, c, out);
+  return out;
+}
+
+ROSTER_INLINE expected<void> check_kernels() {
+  auto info = inventory_info<kernel_entry>();
+  if (info.conflicts != 0)
+    return make_error(errc::conflict,
+                      std::string("kernel inventory: two kernels share one op, backend, type and variant (") +
+                          info.kept_site + " and " + info.dropped_site + "); the one at " + info.kept_site +
+                          " is kept",
+                      "give each variant of one op, backend and type its own name");
+  auto all = inventory<kernel_entry>();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const kernel_entry& a = *all[i];
+    for (std::size_t j = i + 1; j < all.size() && all[j]->op == a.op; ++j) {
+      const kernel_entry& b = *all[j];
+      if (b.type != a.type) continue;
+      const std::string what = "kernel '" + std::string(a.op) + "' over " + std::string(to_string(a.type));
+      if (!std::equal(a.signature.begin(), a.signature.end(), b.signature.begin(), b.signature.end(),
+                      [](const kernel_param& x, const kernel_param& y) {
+                        return x.is_buffer == y.is_buffer && x.mode == y.mode && x.type == y.type &&
+                               x.length == y.length && x.scalar == y.scalar;
+                      }))
+        return make_error(errc::conflict,
+                          what + ": variant '" + std::string(a.variant) + "' on " + std::string(a.backend) +
+                              " takes " + detail::describe_signature(a.signature) + " but variant '" +
+                              std::string(b.variant) + "' on " + std::string(b.backend) + " takes " +
+                              detail::describe_signature(b.signature),
+                          "register every variant of one op and type with one signature");
+      if (a.is_default && b.is_default && a.backend == b.backend)
+        return make_error(errc::conflict,
+                          what + " on " + std::string(a.backend) + ": variants '" + std::string(a.variant) +
+                              "' and '" + std::string(b.variant) + "' are both the default",
+                          "register one default per op, backend and type; the others with roster::other_variant");
+    }
+  }
+  return {};
+}
+
+}  // namespace roster

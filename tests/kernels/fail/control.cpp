@@ -1,0 +1,6 @@
+// Compiles: a typed call with the signature's arguments.
+#include <roster/kernels.hpp>
+
+constexpr roster::kernel_ref<roster::read_write<double>, roster::read<double>, roster::scalar<double>> axpy{"axpy"};
+
+void build(roster::program& p, const roster::buffer& y, const roster::buffer& x) { roster::call(p, axpy, y, x, 2.0); }

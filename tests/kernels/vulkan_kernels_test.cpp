@@ -1,0 +1,159 @@
+// User kernels on the Vulkan backend (lavapipe in CI): GLSL compute shaders
+// compiled to SPIR-V at build time, registered with roster::vulkan_kernel,
+// called in one program with built-in ops, with the validation layer on.
+#include <roster/acquire.hpp>
+#include <roster/backends/vulkan.hpp>
+#include <roster/kernels.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "axpy_f32.spv.h"
+#include "axpy_f64.spv.h"
+#include "iota_f32.spv.h"
+
+namespace {
+
+constinit const roster::kernel_entry axpy_f64 =
+    roster::vulkan_kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
+        "axpy", "plain", roster::default_variant, roster::spirv_kernel{roster_spv_axpy_f64, 64});
+constinit const roster::kernel_entry axpy_f32 =
+    roster::vulkan_kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
+        "axpy", "plain", roster::default_variant, roster::spirv_kernel{roster_spv_axpy_f32, 64});
+constinit const roster::kernel_entry iota_f32 =
+    roster::vulkan_kernel<roster::write<float, roster::length::any>, roster::scalar<std::int32_t>,
+                          roster::scalar<float>>("iota", "plain", roster::default_variant,
+                                                 roster::spirv_kernel{roster_spv_iota_f32, 32});
+ROSTER_KERNEL(axpy_f64);
+ROSTER_KERNEL(axpy_f32);
+ROSTER_KERNEL(iota_f32);
+
+class validation_environment : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const auto report = roster::vulkan::validation();
+    const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
+    if (want != nullptr && std::string(want) == "1") {
+      EXPECT_TRUE(report.enabled) << "the validation layer is off";
+    }
+    std::string all;
+    for (const auto& m : report.messages) all += m + "\n";
+    EXPECT_EQ(report.errors, 0u) << all;
+  }
+};
+const auto* const validation_env = ::testing::AddGlobalTestEnvironment(new validation_environment);
+
+std::unique_ptr<roster::device> open_vulkan() {
+  auto d = roster::acquire("vulkan:0");
+  if (!d) return nullptr;
+  return std::move(*d);
+}
+#define ROSTER_TEST_NEED_VULKAN(dev)                                                      \
+  auto dev = open_vulkan();                                                               \
+  if (!dev) GTEST_SKIP() << "no Vulkan adapter here (no loader or driver)";             \
+  static_assert(true, "")
+
+TEST(VulkanKernels, CallsRunInOrderWithBuiltInOps) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  if (!dev->caps().f64) GTEST_SKIP() << "the adapter has no double support";
+  constexpr std::size_t n = 10007;  // not a multiple of the local size
+  auto y = dev->allocate<double>(n), x = dev->allocate<double>(n), z = dev->allocate<double>(n);
+  auto r = dev->allocate<double>(1);
+  ASSERT_TRUE(y && x && z && r);
+  roster::program p;
+  p.fill(*x, 2.0)
+      .fill(*y, 1.0)
+      .call("axpy", {*y, *x}, {3.0})  // y = 7
+      .triad(*z, *y, *x, 0.5)         // z = 8
+      .call("axpy", {*z, *y}, {2.0})  // z = 22
+      .grid_sync()
+      .dot(*r, *z, *x);               // r = 44 n
+  auto ok = dev->dispatch(p);
+  ASSERT_TRUE(ok) << ok.error().message();
+  ASSERT_TRUE(dev->synchronize());
+  std::vector<double> hy(n), hz(n), hr(1);
+  ASSERT_TRUE(dev->download(*y, std::span<double>(hy)));
+  ASSERT_TRUE(dev->download(*z, std::span<double>(hz)));
+  ASSERT_TRUE(dev->download(*r, std::span<double>(hr)));
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(hy[i], 7.0) << i;
+    ASSERT_EQ(hz[i], 22.0) << i;
+  }
+  EXPECT_EQ(hr[0], 44.0 * n);
+  // Again: the cached pipeline, a fresh descriptor set.
+  ASSERT_TRUE(dev->dispatch(p));
+  ASSERT_TRUE(dev->download(*y, std::span<double>(hy)));
+  EXPECT_EQ(hy[0], 7.0);
+}
+
+TEST(VulkanKernels, FloatKernelWithIntAndFloatScalarsAndAnExtent) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  auto a = dev->allocate<float>(100), y = dev->allocate<float>(100);
+  ASSERT_TRUE(a && y);
+  roster::program p;
+  p.fill(*a, -1.0)
+      .call("iota", {*a}, {std::int32_t{-5}, 0.5}, {.extent = 70})  // a[i] = (i - 5) / 2 below 70
+      .fill(*y, 1.0)
+      .call("axpy", {*y, *a}, {2.0});                                // y = 1 + 2 a
+  auto ok = dev->dispatch(p);
+  ASSERT_TRUE(ok) << ok.error().message();
+  std::vector<float> ha(100), hy(100);
+  ASSERT_TRUE(dev->download(*a, std::span<float>(ha)));
+  ASSERT_TRUE(dev->download(*y, std::span<float>(hy)));
+  for (std::size_t i = 0; i < 100; ++i) {
+    const float want = i < 70 ? 0.5f * static_cast<float>(static_cast<int>(i) - 5) : -1.0f;
+    ASSERT_EQ(ha[i], want) << i;
+    ASSERT_EQ(hy[i], 1.0f + 2.0f * want) << i;
+  }
+}
+
+TEST(VulkanKernels, AKernelWithoutAVulkanEntryIsRefused) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  auto a = dev->allocate<float>(16);
+  ASSERT_TRUE(a);
+  roster::program p;
+  p.call("cpu_only", {*a});
+  auto ok = dev->dispatch(p);
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().message().find("no kernel for op 'cpu_only' over float on backend 'vulkan'"),
+            std::string::npos)
+      << ok.error().message();
+  EXPECT_NE(ok.error().fix().find("(cpu)"), std::string::npos) << ok.error().message();
+}
+
+// Run with ROSTER_VULKAN_MAX_RANGE=4096 (meson test kernels_vulkan_range):
+// a buffer beyond one descriptor's range is an error, not a partial run.
+TEST(VulkanKernels, DescriptorRangeBeyondTheLimitIsRefused) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  const char* cap = std::getenv("ROSTER_VULKAN_MAX_RANGE");
+  ASSERT_TRUE(cap != nullptr && std::string(cap) == "4096") << "run through meson test kernels_vulkan_range";
+  auto small = dev->allocate<float>(1024), large = dev->allocate<float>(1025);
+  ASSERT_TRUE(small && large);
+  roster::program fits;
+  fits.call("iota", {*small}, {std::int32_t{0}, 1.0f}, {.extent = 1024});
+  auto ok = dev->dispatch(fits);
+  ASSERT_TRUE(ok) << ok.error().message();
+  roster::program beyond;
+  beyond.call("iota", {*large}, {std::int32_t{0}, 1.0f}, {.extent = 8});
+  ok = dev->dispatch(beyond);
+  ASSERT_FALSE(ok);
+  EXPECT_EQ(ok.error().code(), roster::errc::unsupported);
+  EXPECT_NE(ok.error().message().find("kernel 'iota': a buffer of 4100 bytes is beyond one descriptor's range (4096)"),
+            std::string::npos)
+      << ok.error().message();
+  // The device still runs the next program.
+  std::vector<float> h(1024);
+  ASSERT_TRUE(dev->download(*small, std::span<float>(h)));
+  EXPECT_EQ(h[1023], 1023.0f);
+}
+
+void cpu_only(const roster::kernel_args&, std::size_t, std::size_t) {}
+constinit const roster::kernel_entry cpu_only_entry =
+    roster::cpu_kernel<roster::write<float>>("cpu_only", "plain", roster::default_variant, &cpu_only);
+ROSTER_KERNEL(cpu_only_entry);
+
+}  // namespace
