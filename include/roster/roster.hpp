@@ -8,8 +8,8 @@
 #include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
-#include <roster/native.hpp>
 #include <roster/kernels.hpp>
+#include <roster/native.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
 #include <roster/ranking.hpp>
