@@ -582,10 +582,23 @@ expected<void> device::run_call(const kernel_call& c) {
                          std::span<const scalar_arg>(scal, c.scalars.size()), call_extent(**entry, c)};
   (void)cudaGetLastError();  // an earlier, already reported error is not this call's
   (*entry)->cuda(args, stream_);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
-    return cuda_failure(e, info_.spec(),
-                        "dispatch: the launcher of kernel '" + c.op + "' (variant '" +
-                            std::string((*entry)->variant) + "')");
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+    const std::string what = info_.spec() + ": dispatch: the launcher of kernel '" + c.op + "' (variant '" +
+                             std::string((*entry)->variant) + "')";
+    // A launch the runtime refused (grid or block too large, too many
+    // resources) leaves the context usable: say so, not "restart".
+    switch (e) {
+      case cudaErrorInvalidConfiguration:
+      case cudaErrorInvalidValue:
+      case cudaErrorLaunchOutOfResources:
+        return make_cuda_error(static_cast<int>(e), what,
+                               "the runtime refused the launch: check the launcher's grid and block sizes and "
+                               "its shared memory against the card's limits (cudaGetDeviceProperties: "
+                               "maxThreadsPerBlock, maxGridSize, sharedMemPerBlock); the device stays usable");
+      default:
+        return cuda_failure(e, info_.spec(), what.substr(info_.spec().size() + 2));
+    }
+  }
   counts_.plain += 1;
   return {};
 }
