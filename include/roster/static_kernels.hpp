@@ -1,0 +1,600 @@
+#pragma once
+/// Kernels in the compile-time registry: a closed list of kernel types over a
+/// static_registry, checked when named and at each call, and called on a
+/// device of known final type with no lookup and no virtual call.
+///
+/// Boost.Hana comes in through static_registry.hpp: no header that a .cu file
+/// includes may include this one.
+
+#include <roster/kernels.hpp>
+#include <roster/static_registry.hpp>
+
+#include <array>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace roster {
+
+/// A buffer handle with its element type in its type, so that a static
+/// kernel call checks the element type as it compiles.
+template <class T>
+struct typed_buffer {
+  static_assert(is_element_v<T>, "roster::typed_buffer<T>: T is float or double");
+  using element = T;
+  buffer handle{};
+  /// Returns b as a typed_buffer<T>, or an error when its element type is not T.
+  [[nodiscard]] static expected<typed_buffer> of(const buffer& b) {
+    if (b.type != element_of<T>())
+      return make_error(errc::invalid_argument,
+                        "typed_buffer<" + std::string(to_string(element_of<T>())) + ">::of: the buffer holds " +
+                            std::string(to_string(b.type)),
+                        "type it with its own element type, typed_buffer<" + std::string(to_string(b.type)) +
+                            ">::of(b)");
+    return typed_buffer{b};
+  }
+  /// Returns the untyped handle, for a program's steps.
+  operator const buffer&() const noexcept { return handle; }  // NOLINT: implicit on purpose
+};
+
+/// Allocates n elements of T on device d, as a typed_buffer<T>.
+template <class T, class D>
+[[nodiscard]] expected<typed_buffer<T>> allocate_typed(D& d, std::size_t n) {
+  auto b = d.template allocate<T>(n);
+  if (!b) return std::move(b).error();
+  return typed_buffer<T>{*b};
+}
+
+/// One kernel for the compile-time registry: op name, backend id, variant,
+/// default flag (roster::default_variant or roster::other_variant), entry
+/// point (CPU: a function of cpu_kernel_fn's signature) and signature P...
+/// (roster::read<T>, write<T>, read_write<T>, scalar<T>).
+template <fixed_string Op, fixed_string Backend, fixed_string Variant, bool IsDefault, auto Entry, class... P>
+struct static_kernel {
+  static_assert(sizeof...(P) > 0,
+                "roster::static_kernel: the signature is empty. Fix: list the parameters after the entry "
+                "point, a buffer first, e.g. roster::read_write<double>, roster::scalar<double>.");
+  static constexpr std::string_view op = Op.view();
+  static constexpr std::string_view backend = Backend.view();
+  static constexpr std::string_view variant = Variant.view();
+  static constexpr bool is_default = IsDefault;
+  static constexpr auto entry = Entry;
+  /// The parameters, in order.
+  using params = std::tuple<P...>;
+  static constexpr std::size_t arity = sizeof...(P);
+  /// The signature as the kernel inventory holds it.
+  static constexpr std::span<const kernel_param> signature{signature_of<P...>};
+  static_assert(signature_of<P...>[0].is_buffer,
+                "roster::static_kernel: the signature starts with a scalar. Fix: put a buffer parameter first; "
+                "its element type is the kernel's.");
+  /// The element type of the first buffer: the kernel's type.
+  static constexpr element_type type = signature_of<P...>[0].type;
+};
+
+namespace detail {
+
+template <class K>
+inline constexpr bool is_static_kernel_v = false;
+template <fixed_string O, fixed_string B, fixed_string V, bool D, auto E, class... P>
+inline constexpr bool is_static_kernel_v<static_kernel<O, B, V, D, E, P...>> = true;
+
+template <class R>
+inline constexpr bool is_static_registry_v = false;
+template <class... Bs>
+inline constexpr bool is_static_registry_v<static_registry<Bs...>> = true;
+
+template <class T>
+inline constexpr bool is_typed_buffer_v = false;
+template <class T>
+inline constexpr bool is_typed_buffer_v<typed_buffer<T>> = true;
+
+template <class A>
+constexpr element_type typed_element() noexcept {
+  if constexpr (is_typed_buffer_v<A>) return element_of<typename A::element>();
+  else return element_type::f64;
+}
+
+// The checks when the list is named; each its own template, so the note
+// names the offending type.
+template <class R>
+struct static_kernels_registry_check {
+  static_assert(is_static_registry_v<R>,
+                "roster::static_kernels: the first argument is not a roster::static_registry. Fix: write "
+                "static_kernels<roster::static_registry<B...>, K...>, the backends first.");
+  static constexpr bool value = is_static_registry_v<R>;
+};
+
+template <class K>
+struct static_kernel_type_check {
+  static_assert(is_static_kernel_v<K>,
+                "roster::static_kernels: a listed type is not a roster::static_kernel (the type is named in the "
+                "'required from' note). Fix: describe the kernel with roster::static_kernel<op, backend, "
+                "variant, default flag, entry, signature...>.");
+  static constexpr bool value = is_static_kernel_v<K>;
+};
+
+template <class R, class K, bool known = is_static_registry_v<R> && is_static_kernel_v<K>>
+struct static_kernel_backend_check {
+  static constexpr bool value = true;  // already reported
+};
+template <class R, class K>
+struct static_kernel_backend_check<R, K, true> {
+  static constexpr bool listed = R::index_of(K::backend) < R::size;
+  static_assert(listed,
+                "roster::static_kernels: a kernel names a backend that the registry does not list (the kernel "
+                "is named in the 'required from' note). Fix: list that backend's type in the static_registry, "
+                "or correct the kernel's backend id.");
+  static constexpr bool value = listed;
+};
+
+struct static_kernel_key {
+  std::string_view op, backend, variant;
+  element_type type = element_type::f64;
+  bool is_default = false;
+  std::size_t arity = 0;
+};
+
+template <class K>
+constexpr static_kernel_key key_of() noexcept {
+  if constexpr (is_static_kernel_v<K>)
+    return {K::op, K::backend, K::variant, K::type, K::is_default, K::arity};
+  else
+    return {};
+}
+
+template <class... Ks>
+constexpr std::size_t first_duplicate_kernel() noexcept {
+  constexpr std::size_t n = sizeof...(Ks);
+  if constexpr (n < 2) {
+    return n;
+  } else {
+    constexpr std::array<static_kernel_key, n> k{key_of<Ks>()...};
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j)
+        if (k[i].op == k[j].op && k[i].backend == k[j].backend && k[i].type == k[j].type &&
+            k[i].variant == k[j].variant)
+          return j;
+    return n;
+  }
+}
+
+// Instantiated only for a duplicate, so the note shows it:
+// "required from struct duplicate_static_kernel<fixed_string<5>{"axpy"}, ..."cpu"..., f64, ..."plain"...>".
+template <fixed_string op, fixed_string backend, element_type type, fixed_string variant>
+struct duplicate_static_kernel {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels: two kernels share one op, backend, element type and variant (they are "
+                "the arguments of duplicate_static_kernel in the note). Fix: give each variant its own name, or "
+                "list the kernel once.");
+  static constexpr bool value = false;
+};
+
+template <class... Ks>
+struct static_kernel_duplicate_check {
+  static constexpr std::size_t dup = first_duplicate_kernel<Ks...>();
+  static constexpr bool check() noexcept {
+    if constexpr (dup == sizeof...(Ks)) {
+      return true;
+    } else {
+      constexpr std::array<static_kernel_key, sizeof...(Ks)> k{key_of<Ks>()...};
+      return duplicate_static_kernel<to_fixed<k[dup].op.size()>(k[dup].op),
+                                     to_fixed<k[dup].backend.size()>(k[dup].backend), k[dup].type,
+                                     to_fixed<k[dup].variant.size()>(k[dup].variant)>::value;
+    }
+  }
+  static constexpr bool value = check();
+};
+
+// The checks at a call; each is instantiated only when it fails, so the note
+// shows the op (and the argument's position and types) next to the message.
+template <fixed_string op>
+struct unknown_static_kernel_op {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: no kernel in this list has that op (the op is the argument of "
+                "unknown_static_kernel_op in the note). Fix: list a roster::static_kernel for it in "
+                "static_kernels<...>, or check the op's spelling (ops are case-sensitive).");
+  static constexpr bool value = false;
+};
+template <fixed_string op, class Device>
+struct static_kernel_not_on_device {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: the list has no kernel for that op on the device's backend (op "
+                "and device type are in the note), or the device type is no listed backend's device_type. Fix: "
+                "list a kernel for the op on that backend, or call it on a device of a backend that has one.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, class Device>
+struct static_kernel_ambiguous_backend {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: two listed backends share the device type and both have the "
+                "op (op and device type are in the note). Fix: list the op's kernels for one of them only, or "
+                "give each backend its own device type.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, class Argument>
+struct static_kernel_first_argument {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: argument 0 is not a roster::typed_buffer (its type is in the "
+                "note); a kernel's first parameter is a buffer. Fix: pass a typed_buffer<T>, from "
+                "roster::allocate_typed<T>(device, n) or typed_buffer<T>::of(buffer).");
+  static constexpr bool value = false;
+};
+template <fixed_string op, element_type passed>
+struct static_kernel_element_type {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: the list has no kernel for the op over argument 0's element "
+                "type on this backend (op and element type are in the note). Fix: pass buffers of an element "
+                "type the op is listed for, or list a kernel for this one.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, fixed_string variant>
+struct unknown_static_kernel_variant {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op, variant>: the op has no variant of that name for this backend "
+                "and element type (op and variant are in the note). Fix: name a listed variant, or leave the "
+                "variant out to run the default.");
+  static constexpr bool value = false;
+};
+template <fixed_string op>
+struct static_kernel_no_default {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: the op has several variants for this backend and element type "
+                "and none is the default (the op is in the note). Fix: mark one roster::default_variant, or name "
+                "a variant: call<op, variant>(...).");
+  static constexpr bool value = false;
+};
+template <fixed_string op, std::size_t passed, std::size_t takes>
+struct static_kernel_arity {
+  static_assert(passed == std::size_t(-1),
+                "roster::static_kernels::call<op>: the number of arguments differs from the kernel's signature "
+                "(op, arguments passed and parameters taken are in the note). Fix: pass exactly the signature's "
+                "parameters, in order.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, std::size_t index, class Argument>
+struct static_kernel_buffer_argument {
+  static_assert(index == std::size_t(-1),
+                "roster::static_kernels::call<op>: an argument in a buffer parameter's place is not a "
+                "roster::typed_buffer (op, position and type are in the note). Fix: pass a typed_buffer<T>, from "
+                "roster::allocate_typed<T>(device, n) or typed_buffer<T>::of(buffer).");
+  static constexpr bool value = false;
+};
+template <fixed_string op, std::size_t index, class Passed, class Expected>
+struct static_kernel_buffer_element {
+  static_assert(index == std::size_t(-1),
+                "roster::static_kernels::call<op>: a buffer argument's element type differs from its parameter's "
+                "(op, position, the element type passed and the one expected are in the note). Fix: pass a "
+                "typed_buffer of the parameter's element type.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, std::size_t index, class Passed, class Expected>
+struct static_kernel_scalar_type {
+  static_assert(index == std::size_t(-1),
+                "roster::static_kernels::call<op>: a scalar argument's type does not fit its parameter (op, "
+                "position, the type passed and the one expected are in the note): a float or double parameter "
+                "takes a floating-point value, an integer parameter an integer. Fix: pass e.g. 2.0 for a "
+                "floating-point parameter, std::uint32_t{2} for an integer one.");
+  static constexpr bool value = false;
+};
+
+template <class P>
+using param_value_t = std::conditional_t<
+    P::param.scalar == scalar_type::f32, float,
+    std::conditional_t<P::param.scalar == scalar_type::f64, double,
+                       std::conditional_t<P::param.scalar == scalar_type::i32, std::int32_t, std::uint32_t>>>;
+
+template <class P>
+using param_element_t = std::conditional_t<P::param.type == element_type::f32, float, double>;
+
+template <fixed_string op, std::size_t i, class P, class A>
+constexpr bool static_arg_fits() noexcept {
+  if constexpr (P::param.is_buffer) {
+    if constexpr (!is_typed_buffer_v<A>)
+      return static_kernel_buffer_argument<op, i, A>::value;
+    else if constexpr (!std::is_same_v<typename A::element, param_element_t<P>>)
+      return static_kernel_buffer_element<op, i, typename A::element, param_element_t<P>>::value;
+    else
+      return true;
+  } else {
+    constexpr bool floating = P::param.scalar == scalar_type::f32 || P::param.scalar == scalar_type::f64;
+    constexpr bool fits = floating ? std::is_floating_point_v<A>
+                                   : std::is_integral_v<A> && !std::is_same_v<A, bool>;
+    if constexpr (!fits)
+      return static_kernel_scalar_type<op, i, A, param_value_t<P>>::value;
+    else
+      return true;
+  }
+}
+
+template <fixed_string op, class Params, class... A, std::size_t... I>
+constexpr bool static_args_fit(std::index_sequence<I...>) noexcept {
+  return (static_arg_fits<op, I, std::tuple_element_t<I, Params>, A>() && ...);
+}
+
+// A device's backend ids in the registry: the backends whose device_type is D.
+template <class R, class D>
+constexpr auto backends_of_device() noexcept {
+  return boost::hana::unpack(R::backends, [](auto... t) {
+    constexpr std::size_t n = sizeof...(t);
+    std::array<std::string_view, n> ids{};
+    std::size_t k = 0;
+    ((std::is_same_v<typename decltype(t)::type::device_type, D> ? (ids[k++] = static_id<typename decltype(t)::type>(),
+                                                                   0)
+                                                                 : 0),
+     ...);
+    return std::pair{ids, k};
+  });
+}
+
+template <class D>
+struct static_kernel_device {
+  using type = D;
+  static D& of(D& d) noexcept { return d; }
+};
+template <class Inner>
+struct static_kernel_device<grid_sync_split<Inner>> {
+  using type = Inner;
+  static Inner& of(grid_sync_split<Inner>& d) noexcept { return d.inner(); }
+};
+
+inline constexpr std::size_t no_kernel = std::size_t(-1);
+
+// A device that runs kernel K's entry point with no lookup: the hook a
+// backend offers for static kernel calls (the CPU device's run_kernel).
+template <class D, class K>
+concept static_kernel_runner = requires(D& d, std::span<const buffer> b, std::span<const scalar_arg> s,
+                                        std::size_t n) {
+  { d.run_kernel(K::entry, b, s, n) } -> std::same_as<expected<void>>;
+};
+
+}  // namespace detail
+
+/// A closed, compile-time list of kernels over the backends of static
+/// registry R, called with static dispatch.
+///
+/// Checked when the type is named: R is a static_registry, every K a
+/// static_kernel on one of R's backends, and no two share op, backend,
+/// element type and variant. Checked at each call: the op exists on the
+/// device's backend, the arity, each buffer's element type, each scalar's
+/// type, the variant.
+template <class R, class... Ks>
+class static_kernels {
+  static constexpr bool registry_ = detail::static_kernels_registry_check<R>::value;
+  static constexpr bool typed_ = (detail::static_kernel_type_check<Ks>::value && ...);
+  static constexpr bool backends_ = (detail::static_kernel_backend_check<R, Ks>::value && ...);
+  static constexpr bool valid_ = registry_ && typed_ && backends_ && detail::static_kernel_duplicate_check<Ks...>::value;
+  static constexpr std::array<detail::static_kernel_key, sizeof...(Ks)> keys_{detail::key_of<Ks>()...};
+
+ public:
+  /// The backend registry.
+  using registry = R;
+  /// The kernel types, as hana::type_c<K>, in the order listed.
+  static constexpr auto kernels = boost::hana::tuple_t<Ks...>;
+  /// Number of kernels.
+  static constexpr std::size_t size = sizeof...(Ks);
+
+  /// Returns whether some listed kernel has op `op`.
+  [[nodiscard]] static constexpr bool contains(std::string_view op) noexcept {
+    for (const auto& k : keys_)
+      if (k.op == op) return true;
+    return false;
+  }
+
+  /// Returns the position of the kernel a call of `op` runs on `backend` over
+  /// `type`: the named variant, else the default, else the only one; or
+  /// no_kernel.
+  [[nodiscard]] static constexpr std::size_t index_of(std::string_view op, std::string_view backend,
+                                                      element_type type, std::string_view variant = {}) noexcept {
+    std::size_t only = detail::no_kernel, dflt = detail::no_kernel, count = 0;
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      const auto& k = keys_[i];
+      if (k.op != op || k.backend != backend || k.type != type) continue;
+      if (!variant.empty()) {
+        if (k.variant == variant) return i;
+        continue;
+      }
+      ++count;
+      only = i;
+      if (k.is_default && dflt == detail::no_kernel) dflt = i;
+    }
+    if (variant.empty() && dflt != detail::no_kernel) return dflt;
+    return variant.empty() && count == 1 ? only : detail::no_kernel;
+  }
+
+  /// Runs kernel `op` (variant `variant`, else the default) on device d with
+  /// args in signature order, over the length of its extent buffers: no
+  /// lookup, no virtual call. Buffers are typed_buffer<T>.
+  template <fixed_string op, fixed_string variant = "", static_device D, class... A>
+  [[nodiscard]] static expected<void> call(D& d, const A&... args) {
+    return run<op, variant>(d, 0, args...);
+  }
+  /// Runs kernel `op` as call does, over [0, extent).
+  template <fixed_string op, fixed_string variant = "", static_device D, class... A>
+  [[nodiscard]] static expected<void> call_over(D& d, std::size_t extent, const A&... args) {
+    return run<op, variant>(d, extent, args...);
+  }
+
+ private:
+  template <std::size_t I>
+  using kernel_at = std::tuple_element_t<I, std::tuple<Ks...>>;
+
+  template <fixed_string op, class D>
+  static constexpr auto backend_for() noexcept {
+    constexpr auto ids = detail::backends_of_device<R, D>();
+    std::string_view found{};
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < ids.second; ++i)
+      for (const auto& k : keys_)
+        if (k.op == op.view() && k.backend == ids.first[i]) {
+          if (found != ids.first[i]) ++count;
+          found = ids.first[i];
+          break;
+        }
+    return std::pair{found, count};
+  }
+
+  // Resolves the kernel at compile time: each failure is one static_assert,
+  // reported once (the first that applies).
+  template <fixed_string op, fixed_string variant, class D, class... A>
+  static constexpr std::size_t resolve() noexcept {
+    using Dev = typename detail::static_kernel_device<D>::type;
+    constexpr auto be = backend_for<op, Dev>();
+    using first = std::tuple_element_t<0, std::tuple<A..., void>>;
+    if constexpr (!contains(op.view())) {
+      return detail::unknown_static_kernel_op<op>::value ? 0 : detail::no_kernel;
+    } else if constexpr (be.second == 0) {
+      return detail::static_kernel_not_on_device<op, Dev>::value ? 0 : detail::no_kernel;
+    } else if constexpr (be.second > 1) {
+      return detail::static_kernel_ambiguous_backend<op, Dev>::value ? 0 : detail::no_kernel;
+    } else if constexpr (!detail::is_typed_buffer_v<first>) {
+      return detail::static_kernel_first_argument<op, first>::value ? 0 : detail::no_kernel;
+    } else if constexpr (index_of(op.view(), be.first, detail::typed_element<first>(), {}) == detail::no_kernel &&
+                         !has_type(op.view(), be.first, detail::typed_element<first>())) {
+      return detail::static_kernel_element_type<op, detail::typed_element<first>()>::value ? 0 : detail::no_kernel;
+    } else {
+      constexpr std::size_t i = index_of(op.view(), be.first, detail::typed_element<first>(), variant.view());
+      if constexpr (i == detail::no_kernel && !variant.view().empty())
+        return detail::unknown_static_kernel_variant<op, variant>::value ? 0 : detail::no_kernel;
+      else if constexpr (i == detail::no_kernel)
+        return detail::static_kernel_no_default<op>::value ? 0 : detail::no_kernel;
+      else if constexpr (kernel_at<i>::arity != sizeof...(A))
+        return detail::static_kernel_arity<op, sizeof...(A), kernel_at<i>::arity>::value ? 0 : detail::no_kernel;
+      else if constexpr (!detail::static_args_fit<op, typename kernel_at<i>::params, A...>(
+                             std::index_sequence_for<A...>{}))
+        return detail::no_kernel;
+      else
+        return i;
+    }
+  }
+
+  static constexpr bool has_type(std::string_view op, std::string_view backend, element_type type) noexcept {
+    for (const auto& k : keys_)
+      if (k.op == op && k.backend == backend && k.type == type) return true;
+    return false;
+  }
+
+  template <class P, class A>
+  static expected<void> add(const A& a, buffer* bufs, std::size_t& nb, scalar_arg* scal, std::size_t& ns) {
+    if constexpr (P::param.is_buffer) {
+      bufs[nb++] = a.handle;
+    } else {
+      using V = detail::param_value_t<P>;
+      if constexpr (std::is_floating_point_v<V>) {
+        if (!std::isfinite(a) || (std::is_same_v<V, float> && std::fabs(static_cast<double>(a)) >
+                                                                   std::numeric_limits<float>::max()))
+          return make_error(errc::invalid_argument,
+                            "scalar " + std::to_string(ns) + " is not finite or does not fit its parameter",
+                            "pass a finite value within the parameter's range");
+      } else if constexpr (std::is_signed_v<A> && std::is_same_v<V, std::uint32_t>) {
+        if (a < 0 || static_cast<unsigned long long>(a) > std::numeric_limits<std::uint32_t>::max())
+          return make_error(errc::invalid_argument, "scalar " + std::to_string(ns) + " does not fit in a uint32",
+                            "pass a value within the uint32 range");
+      } else if constexpr (!std::is_same_v<A, V>) {
+        if (!std::in_range<V>(a))
+          return make_error(errc::invalid_argument,
+                            "scalar " + std::to_string(ns) + " does not fit in its integer parameter",
+                            "pass a value within the parameter's range");
+      }
+      scal[ns++] = scalar_arg(static_cast<V>(a));
+    }
+    return {};
+  }
+
+  template <class K, class... A, std::size_t... I>
+  static expected<void> pack(buffer* bufs, scalar_arg* scal, std::index_sequence<I...>, const A&... args) {
+    std::size_t nb = 0, ns = 0;
+    expected<void> ok;
+    (void)((ok = add<std::tuple_element_t<I, typename K::params>>(args, bufs, nb, scal, ns)) && ...);
+    return ok;
+  }
+
+  template <fixed_string op, fixed_string variant, class D, class... A>
+  static expected<void> run(D& outer, std::size_t extent, const A&... args) {
+    static_assert(valid_, "roster::static_kernels: the list is invalid; see the message above");
+    constexpr std::size_t i = resolve<op, variant, D, A...>();
+    if constexpr (i == detail::no_kernel) {
+      return make_error(errc::internal, "unreachable", "none");  // a static_assert above has fired
+    } else {
+      using K = kernel_at<i>;
+      auto& d = detail::static_kernel_device<D>::of(outer);
+      static_assert(detail::static_kernel_runner<std::remove_reference_t<decltype(d)>, K>,
+                    "roster::static_kernels::call<op>: the device type cannot run this kernel's entry point statically "
+         "(it has no run_kernel(entry, buffers, scalars, extent) for it). Fix: call the kernel through a "
+         "program (program::call) on this device, or list a kernel with an entry this device runs.");
+      constexpr std::size_t nb = [] {
+        std::size_t n = 0;
+        for (const auto& p : K::signature) n += p.is_buffer;
+        return n;
+      }();
+      buffer bufs[nb];
+      scalar_arg scal[K::arity - nb + 1];
+      if (auto ok = pack<K>(bufs, scal, std::index_sequence_for<A...>{}, args...); !ok)
+        return std::move(ok).error().prepend(d.adapter().spec() + ": call of '" + std::string(op.view()) + "'");
+      // The extent: the length of the buffers the signature sizes by it.
+      std::size_t size = 0;
+      bool sized = false;
+      std::size_t bi = 0;
+      for (const auto& p : K::signature) {
+        if (!p.is_buffer) continue;
+        const buffer& b = bufs[bi++];
+        if (p.length != length::extent) continue;
+        if (sized && b.size != size)
+          return make_error(errc::invalid_argument,
+                            d.adapter().spec() + ": call of '" + std::string(op.view()) + "': buffer " +
+                                std::to_string(bi - 1) + " has " + std::to_string(b.size) +
+                                " elements, an earlier one " + std::to_string(size),
+                            "give every buffer the signature sizes by the extent the same length");
+        size = b.size;
+        sized = true;
+      }
+      if (extent == 0) extent = size;
+      if (extent == 0 || (sized && extent > size))
+        return make_error(errc::invalid_argument,
+                          d.adapter().spec() + ": call of '" + std::string(op.view()) + "': the extent " +
+                              std::to_string(extent) + " is empty or beyond the buffers' length " +
+                              std::to_string(size),
+                          sized ? "pass buffers of at least one element, and an extent of at most their length"
+                                : "give the index space with call_over(device, extent, ...)");
+      return d.run_kernel(K::entry, std::span<const buffer>(bufs, nb),
+                          std::span<const scalar_arg>(scal, K::arity - nb), extent);
+    }
+  }
+};
+
+namespace detail {
+template <class K>
+constexpr kernel_entry static_kernel_entry_of() noexcept {
+  kernel_entry e{};
+  e.op = K::op;
+  e.backend = K::backend;
+  e.variant = K::variant;
+  e.is_default = K::is_default;
+  e.type = K::type;
+  e.signature = K::signature;
+  if constexpr (std::is_convertible_v<decltype(K::entry), cpu_kernel_fn>)
+    e.cpu = K::entry;
+  else if constexpr (std::is_convertible_v<decltype(K::entry), cuda_launcher_fn>)
+    e.cuda = K::entry;
+  return e;
+}
+template <class K>
+inline constexpr kernel_entry static_kernel_entry = static_kernel_entry_of<K>();
+}  // namespace detail
+
+}  // namespace roster
+
+/// Registers static kernel K in the link-time kernel inventory too, so
+/// program::call finds the same op, backend, variant, signature and entry
+/// that static_kernels<..., K, ...> calls. Use once per program, at
+/// namespace scope in a .cpp.
+#define ROSTER_REGISTER_STATIC_KERNEL(K)                                                   \
+  static_assert(::roster::detail::static_kernel_type_check<K>::value,                      \
+                "ROSTER_REGISTER_STATIC_KERNEL(" #K "): see the message above");          \
+  ROSTER_KERNEL(::roster::detail::static_kernel_entry<K>)
