@@ -293,29 +293,37 @@ using param_value_t = std::conditional_t<
 template <class P>
 using param_element_t = std::conditional_t<P::param.type == element_type::f32, float, double>;
 
-template <fixed_string op, std::size_t i, class P, class A>
-constexpr bool static_arg_fits() noexcept {
+// What is wrong with argument A in parameter P's place: 0 nothing, 1 not a
+// typed buffer, 2 another element type, 3 a scalar of the wrong kind.
+template <class P, class A>
+constexpr int arg_problem() noexcept {
   if constexpr (P::param.is_buffer) {
-    if constexpr (!is_typed_buffer_v<A>)
-      return static_kernel_buffer_argument<op, i, A>::value;
-    else if constexpr (!std::is_same_v<typename A::element, param_element_t<P>>)
-      return static_kernel_buffer_element<op, i, typename A::element, param_element_t<P>>::value;
-    else
-      return true;
+    if constexpr (!is_typed_buffer_v<A>) return 1;
+    else return std::is_same_v<typename A::element, param_element_t<P>> ? 0 : 2;
   } else {
     constexpr bool floating = P::param.scalar == scalar_type::f32 || P::param.scalar == scalar_type::f64;
-    constexpr bool fits = floating ? std::is_floating_point_v<A>
-                                   : std::is_integral_v<A> && !std::is_same_v<A, bool>;
-    if constexpr (!fits)
-      return static_kernel_scalar_type<op, i, A, param_value_t<P>>::value;
-    else
-      return true;
+    return (floating ? std::is_floating_point_v<A> : std::is_integral_v<A> && !std::is_same_v<A, bool>) ? 0 : 3;
   }
 }
 
-template <fixed_string op, class Params, class... A, std::size_t... I>
-constexpr bool static_args_fit(std::index_sequence<I...>) noexcept {
-  return (static_arg_fits<op, I, std::tuple_element_t<I, Params>, A>() && ...);
+// Returns the position of the first argument that does not fit, or its count.
+template <class Params, class... A, std::size_t... I>
+constexpr std::size_t first_bad_arg(std::index_sequence<I...>) noexcept {
+  std::size_t bad = sizeof...(A);
+  ((bad == sizeof...(A) && arg_problem<std::tuple_element_t<I, Params>, A>() != 0 ? bad = I : bad), ...);
+  return bad;
+}
+
+// Instantiates the failure for argument i (the static_assert fires there).
+template <fixed_string op, std::size_t i, class P, class A>
+void report_arg() noexcept {
+  constexpr int problem = arg_problem<P, A>();
+  if constexpr (problem == 1)
+    (void)static_kernel_buffer_argument<op, i, A>{};
+  else if constexpr (problem == 2)
+    (void)static_kernel_buffer_element<op, i, typename A::element, param_element_t<P>>{};
+  else if constexpr (problem == 3)
+    (void)static_kernel_scalar_type<op, i, A, param_value_t<P>>{};
 }
 
 // A device's backend ids in the registry: the backends whose device_type is D.
@@ -372,11 +380,19 @@ class static_kernels {
   static constexpr bool valid_ = registry_ && typed_ && backends_ && detail::static_kernel_duplicate_check<Ks...>::value;
   static constexpr std::array<detail::static_kernel_key, sizeof...(Ks)> keys_{detail::key_of<Ks>()...};
 
+  // Deduced, so naming the class runs the checks (as static_registry does).
+  static constexpr auto checked() {
+    if constexpr (valid_)
+      return boost::hana::tuple_t<Ks...>;
+    else
+      return boost::hana::tuple_t<>;
+  }
+
  public:
   /// The backend registry.
   using registry = R;
   /// The kernel types, as hana::type_c<K>, in the order listed.
-  static constexpr auto kernels = boost::hana::tuple_t<Ks...>;
+  static constexpr auto kernels = checked();
   /// Number of kernels.
   static constexpr std::size_t size = sizeof...(Ks);
 
@@ -440,37 +456,69 @@ class static_kernels {
     return std::pair{found, count};
   }
 
-  // Resolves the kernel at compile time: each failure is one static_assert,
-  // reported once (the first that applies).
+  enum class problem { none, op, device, ambiguous, first_argument, element, variant, no_default, arity, argument };
+  struct resolution {
+    std::size_t index = detail::no_kernel;
+    problem what = problem::none;
+  };
+
+  // Resolves the kernel at compile time, or names the first problem; report()
+  // turns the problem into its static_assert. Kept apart so that the failed
+  // assertion feeds no constant expression (Clang would then add errors).
   template <fixed_string op, fixed_string variant, class D, class... A>
-  static constexpr std::size_t resolve() noexcept {
+  static constexpr resolution resolve() noexcept {
     using Dev = typename detail::static_kernel_device<D>::type;
     constexpr auto be = backend_for<op, Dev>();
     using first = std::tuple_element_t<0, std::tuple<A..., void>>;
     if constexpr (!contains(op.view())) {
-      return detail::unknown_static_kernel_op<op>::value ? 0 : detail::no_kernel;
+      return {detail::no_kernel, problem::op};
     } else if constexpr (be.second == 0) {
-      return detail::static_kernel_not_on_device<op, Dev>::value ? 0 : detail::no_kernel;
+      return {detail::no_kernel, problem::device};
     } else if constexpr (be.second > 1) {
-      return detail::static_kernel_ambiguous_backend<op, Dev>::value ? 0 : detail::no_kernel;
+      return {detail::no_kernel, problem::ambiguous};
     } else if constexpr (!detail::is_typed_buffer_v<first>) {
-      return detail::static_kernel_first_argument<op, first>::value ? 0 : detail::no_kernel;
-    } else if constexpr (index_of(op.view(), be.first, detail::typed_element<first>(), {}) == detail::no_kernel &&
-                         !has_type(op.view(), be.first, detail::typed_element<first>())) {
-      return detail::static_kernel_element_type<op, detail::typed_element<first>()>::value ? 0 : detail::no_kernel;
+      return {detail::no_kernel, problem::first_argument};
+    } else if constexpr (!has_type(op.view(), be.first, detail::typed_element<first>())) {
+      return {detail::no_kernel, problem::element};
     } else {
       constexpr std::size_t i = index_of(op.view(), be.first, detail::typed_element<first>(), variant.view());
-      if constexpr (i == detail::no_kernel && !variant.view().empty())
-        return detail::unknown_static_kernel_variant<op, variant>::value ? 0 : detail::no_kernel;
-      else if constexpr (i == detail::no_kernel)
-        return detail::static_kernel_no_default<op>::value ? 0 : detail::no_kernel;
+      if constexpr (i == detail::no_kernel)
+        return {i, variant.view().empty() ? problem::no_default : problem::variant};
       else if constexpr (kernel_at<i>::arity != sizeof...(A))
-        return detail::static_kernel_arity<op, sizeof...(A), kernel_at<i>::arity>::value ? 0 : detail::no_kernel;
-      else if constexpr (!detail::static_args_fit<op, typename kernel_at<i>::params, A...>(
-                             std::index_sequence_for<A...>{}))
-        return detail::no_kernel;
+        return {i, problem::arity};
+      else if constexpr (detail::first_bad_arg<typename kernel_at<i>::params, A...>(
+                             std::index_sequence_for<A...>{}) != sizeof...(A))
+        return {i, problem::argument};
       else
-        return i;
+        return {i, problem::none};
+    }
+  }
+
+  template <fixed_string op, fixed_string variant, class D, class... A>
+  static void report() noexcept {
+    constexpr resolution r = resolve<op, variant, D, A...>();
+    using Dev = typename detail::static_kernel_device<D>::type;
+    using first = std::tuple_element_t<0, std::tuple<A..., void>>;
+    if constexpr (r.what == problem::op) {
+      (void)detail::unknown_static_kernel_op<op>{};
+    } else if constexpr (r.what == problem::device) {
+      (void)detail::static_kernel_not_on_device<op, Dev>{};
+    } else if constexpr (r.what == problem::ambiguous) {
+      (void)detail::static_kernel_ambiguous_backend<op, Dev>{};
+    } else if constexpr (r.what == problem::first_argument) {
+      (void)detail::static_kernel_first_argument<op, first>{};
+    } else if constexpr (r.what == problem::element) {
+      (void)detail::static_kernel_element_type<op, detail::typed_element<first>()>{};
+    } else if constexpr (r.what == problem::variant) {
+      (void)detail::unknown_static_kernel_variant<op, variant>{};
+    } else if constexpr (r.what == problem::no_default) {
+      (void)detail::static_kernel_no_default<op>{};
+    } else if constexpr (r.what == problem::arity) {
+      (void)detail::static_kernel_arity<op, sizeof...(A), kernel_at<r.index>::arity>{};
+    } else if constexpr (r.what == problem::argument) {
+      using params = typename kernel_at<r.index>::params;
+      constexpr std::size_t j = detail::first_bad_arg<params, A...>(std::index_sequence_for<A...>{});
+      detail::report_arg<op, j, std::tuple_element_t<j, params>, std::tuple_element_t<j, std::tuple<A...>>>();
     }
   }
 
@@ -518,10 +566,12 @@ class static_kernels {
   template <fixed_string op, fixed_string variant, class D, class... A>
   static expected<void> run(D& outer, std::size_t extent, const A&... args) {
     static_assert(valid_, "roster::static_kernels: the list is invalid; see the message above");
-    constexpr std::size_t i = resolve<op, variant, D, A...>();
-    if constexpr (i == detail::no_kernel) {
-      return make_error(errc::internal, "unreachable", "none");  // a static_assert above has fired
+    constexpr resolution r = resolve<op, variant, D, A...>();
+    if constexpr (r.what != problem::none) {
+      report<op, variant, D, A...>();  // a static_assert fires there
+      return make_error(errc::internal, "unreachable", "none");
     } else {
+      constexpr std::size_t i = r.index;
       using K = kernel_at<i>;
       auto& d = detail::static_kernel_device<D>::of(outer);
       static_assert(detail::static_kernel_runner<std::remove_reference_t<decltype(d)>, K>,
