@@ -285,14 +285,14 @@ class static_kernels {
     if constexpr (r.what != problem::none) {
       report<op, variant, D, A...>();  // a static_assert fires there
       return make_error(errc::internal, "unreachable", "none");
+    } else if constexpr (!detail::static_kernel_runner<typename detail::static_kernel_device<D>::type,
+                                                       kernel_at<r.index>>) {
+      (void)detail::static_kernel_no_entry<op, typename detail::static_kernel_device<D>::type>{};
+      return make_error(errc::internal, "unreachable", "none");
     } else {
       constexpr std::size_t i = r.index;
       using K = kernel_at<i>;
       auto& d = detail::static_kernel_device<D>::of(outer);
-      static_assert(detail::static_kernel_runner<std::remove_reference_t<decltype(d)>, K>,
-                    "roster::static_kernels::call<op>: the device type cannot run this kernel's entry point statically "
-         "(it has no run_kernel(entry, buffers, scalars, extent) for it). Fix: call the kernel through a "
-         "program (program::call) on this device, or list a kernel with an entry this device runs.");
       constexpr std::size_t nb = [] {
         std::size_t n = 0;
         for (const auto& p : K::signature) n += p.is_buffer;

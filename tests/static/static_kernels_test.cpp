@@ -88,6 +88,20 @@ TEST(StaticKernels, DefaultVariantOnDoubles) {
   for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], 3.0 * double(i)) << i;  // i + 4 * i/2
 }
 
+TEST(StaticKernels, TypedFromAPlainBuffer) {
+  auto d = open_cpu();
+  ASSERT_TRUE(d);
+  auto y = d->allocate<double>(4), x = d->allocate<double>(4);
+  ASSERT_TRUE(y && x);
+  ASSERT_TRUE(d->upload(*y, std::span<const double>(std::vector<double>{1, 2, 3, 4})));
+  ASSERT_TRUE(d->upload(*x, std::span<const double>(std::vector<double>{4, 3, 2, 1})));
+  auto ty = roster::typed_buffer<double>::of(*y), tx = roster::typed_buffer<double>::of(*x);
+  ASSERT_TRUE(ty && tx);
+  EXPECT_EQ(ty->handle, *y);
+  ASSERT_TRUE(kernels::call<"saxpy">(*d, *ty, *tx, -1.0));
+  EXPECT_EQ(download(*d, *ty), (std::vector<double>{-3, -1, 1, 3}));
+}
+
 TEST(StaticKernels, NamedVariantRuns) {
   auto d = open_cpu();
   ASSERT_TRUE(d);

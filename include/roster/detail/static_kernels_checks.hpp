@@ -194,6 +194,15 @@ struct static_kernel_no_default {
                 "a variant: call<op, variant>(...).");
   static constexpr bool value = false;
 };
+template <fixed_string op, class Device>
+struct static_kernel_no_entry {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels::call<op>: the device type cannot run this kernel's entry point statically "
+                "(op and device type are in the note; the device has no run_kernel(entry, buffers, scalars, "
+                "extent) for it). Fix: call the kernel through a program (program::call) on this device, or list "
+                "a kernel with an entry point this device runs.");
+  static constexpr bool value = false;
+};
 template <fixed_string op, std::size_t passed, std::size_t takes>
 struct static_kernel_arity {
   static_assert(passed == std::size_t(-1),
