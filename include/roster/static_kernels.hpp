@@ -243,39 +243,33 @@ class static_kernels {
     return false;
   }
 
+  // Places one argument; returns false for a scalar its parameter cannot
+  // hold (not finite, out of range). Builds no error: this is the hit path.
   template <class P, class A>
-  static expected<void> add(const A& a, buffer* bufs, std::size_t& nb, scalar_arg* scal, std::size_t& ns) {
+  static bool add(const A& a, buffer* bufs, std::size_t& nb, scalar_arg* scal, std::size_t& ns) noexcept {
     if constexpr (P::param.is_buffer) {
       bufs[nb++] = a.handle;
+      return true;
     } else {
       using V = detail::param_value_t<P>;
-      if constexpr (std::is_floating_point_v<V>) {
-        if (!std::isfinite(a) || (std::is_same_v<V, float> && std::fabs(static_cast<double>(a)) >
-                                                                   std::numeric_limits<float>::max()))
-          return make_error(errc::invalid_argument,
-                            "scalar " + std::to_string(ns) + " is not finite or does not fit its parameter",
-                            "pass a finite value within the parameter's range");
-      } else if constexpr (std::is_signed_v<A> && std::is_same_v<V, std::uint32_t>) {
-        if (a < 0 || static_cast<unsigned long long>(a) > std::numeric_limits<std::uint32_t>::max())
-          return make_error(errc::invalid_argument, "scalar " + std::to_string(ns) + " does not fit in a uint32",
-                            "pass a value within the uint32 range");
-      } else if constexpr (!std::is_same_v<A, V>) {
-        if (!std::in_range<V>(a))
-          return make_error(errc::invalid_argument,
-                            "scalar " + std::to_string(ns) + " does not fit in its integer parameter",
-                            "pass a value within the parameter's range");
-      }
+      bool fits = true;
+      if constexpr (std::is_floating_point_v<V>)
+        fits = std::isfinite(a) &&
+               (!std::is_same_v<V, float> || std::fabs(static_cast<double>(a)) <= std::numeric_limits<float>::max());
+      else if constexpr (!std::is_same_v<A, V>)
+        fits = std::in_range<V>(a);
+      if (!fits) return false;
       scal[ns++] = scalar_arg(static_cast<V>(a));
+      return true;
     }
-    return {};
   }
 
+  // Returns the number of scalars placed before the first that does not fit, or -1 when all fit.
   template <class K, class... A, std::size_t... I>
-  static expected<void> pack(buffer* bufs, scalar_arg* scal, std::index_sequence<I...>, const A&... args) {
+  static std::ptrdiff_t pack(buffer* bufs, scalar_arg* scal, std::index_sequence<I...>, const A&... args) noexcept {
     std::size_t nb = 0, ns = 0;
-    expected<void> ok;
-    (void)((ok = add<std::tuple_element_t<I, typename K::params>>(args, bufs, nb, scal, ns)) && ...);
-    return ok;
+    const bool ok = (add<std::tuple_element_t<I, typename K::params>>(args, bufs, nb, scal, ns) && ...);
+    return ok ? -1 : static_cast<std::ptrdiff_t>(ns);
   }
 
   template <fixed_string op, fixed_string variant, class D, class... A>
@@ -300,8 +294,11 @@ class static_kernels {
       }();
       buffer bufs[nb];
       scalar_arg scal[K::arity - nb + 1];
-      if (auto ok = pack<K>(bufs, scal, std::index_sequence_for<A...>{}, args...); !ok)
-        return std::move(ok).error().prepend(d.adapter().spec() + ": call of '" + std::string(op.view()) + "'");
+      if (const auto bad = pack<K>(bufs, scal, std::index_sequence_for<A...>{}, args...); bad >= 0)
+        return make_error(errc::invalid_argument,
+                          d.adapter().spec() + ": call of '" + std::string(op.view()) + "': scalar " +
+                              std::to_string(bad) + " is not finite or does not fit its parameter",
+                          "pass a finite value within the parameter's range (a uint32 is not negative)");
       // The extent: the length of the buffers the signature sizes by it.
       std::size_t size = 0;
       bool sized = false;
