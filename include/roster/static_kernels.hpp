@@ -110,6 +110,8 @@ class static_kernels {
   static constexpr auto kernels = checked();
   /// Number of kernels.
   static constexpr std::size_t size = sizeof...(Ks);
+  /// What index_of returns when no kernel fits.
+  static constexpr std::size_t npos = detail::no_kernel;
 
   /// Returns whether some listed kernel has op `op`.
   [[nodiscard]] static constexpr bool contains(std::string_view op) noexcept {
@@ -119,8 +121,7 @@ class static_kernels {
   }
 
   /// Returns the position of the kernel a call of `op` runs on `backend` over
-  /// `type`: the named variant, else the default, else the only one; or
-  /// no_kernel.
+  /// `type`: the named variant, else the default, else the only one; or npos.
   [[nodiscard]] static constexpr std::size_t index_of(std::string_view op, std::string_view backend,
                                                       element_type type, std::string_view variant = {}) noexcept {
     std::size_t only = detail::no_kernel, dflt = detail::no_kernel, count = 0;

@@ -52,7 +52,8 @@ static_assert(kernels::contains("saxpy") && kernels::contains("iota") && !kernel
 static_assert(kernels::index_of("saxpy", "cpu", roster::element_type::f64) == 0);  // the default
 static_assert(kernels::index_of("saxpy", "cpu", roster::element_type::f32) == 1);  // the only one
 static_assert(kernels::index_of("saxpy", "cpu", roster::element_type::f64, "plus_one") == 2);
-static_assert(kernels::index_of("saxpy", "cuda", roster::element_type::f64) == std::size_t(-1));
+static_assert(kernels::index_of("saxpy", "cuda", roster::element_type::f64) == kernels::npos);
+static_assert(kernels::index_of("saxpy", "cpu", roster::element_type::f64, "tiled") == kernels::npos);
 static_assert(axpy_k<double>::arity == 3 && axpy_k<double>::type == roster::element_type::f64);
 static_assert(axpy_k<float>::signature[2].scalar == roster::scalar_type::f32);
 
