@@ -92,7 +92,8 @@ class static_kernels {
   static constexpr bool registry_ = detail::static_kernels_registry_check<R>::value;
   static constexpr bool typed_ = (detail::static_kernel_type_check<Ks>::value && ...);
   static constexpr bool backends_ = (detail::static_kernel_backend_check<R, Ks>::value && ...);
-  static constexpr bool valid_ = registry_ && typed_ && backends_ && detail::static_kernel_duplicate_check<Ks...>::value;
+  static constexpr bool valid_ = registry_ && typed_ && backends_ && detail::static_kernel_duplicate_check<Ks...>::value &&
+                                 detail::static_kernel_rules_check<Ks...>::value;
   static constexpr std::array<detail::static_kernel_key, sizeof...(Ks)> keys_{detail::key_of<Ks>()...};
 
   // Deduced, so naming the class runs the checks (as static_registry does).

@@ -83,12 +83,13 @@ struct static_kernel_key {
   element_type type = element_type::f64;
   bool is_default = false;
   std::size_t arity = 0;
+  std::span<const kernel_param> signature{};
 };
 
 template <class K>
 constexpr static_kernel_key key_of() noexcept {
   if constexpr (is_static_kernel_v<K>)
-    return {K::op, K::backend, K::variant, K::type, K::is_default, K::arity};
+    return {K::op, K::backend, K::variant, K::type, K::is_default, K::arity, K::signature};
   else
     return {};
 }
@@ -132,6 +133,71 @@ struct static_kernel_duplicate_check {
                                      to_fixed<k[dup].backend.size()>(k[dup].backend), k[dup].type,
                                      to_fixed<k[dup].variant.size()>(k[dup].variant)>::value;
     }
+  }
+  static constexpr bool value = check();
+};
+
+constexpr bool same_signature(std::span<const kernel_param> a, std::span<const kernel_param> b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].is_buffer != b[i].is_buffer || a[i].mode != b[i].mode || a[i].type != b[i].type ||
+        a[i].length != b[i].length || a[i].scalar != b[i].scalar)
+      return false;
+  return true;
+}
+
+// Returns the position of the second of two kernels that break a rule of the
+// kernel inventory (check_kernels): two defaults for one op, backend and
+// type (rule 0), two signatures for one op and type (rule 1); or the count.
+template <int rule, class... Ks>
+constexpr std::size_t first_conflict() noexcept {
+  constexpr std::size_t n = sizeof...(Ks);
+  if constexpr (n < 2) {
+    return n;
+  } else {
+    constexpr std::array<static_kernel_key, n> k{key_of<Ks>()...};
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) {
+        if (k[i].op != k[j].op || k[i].type != k[j].type) continue;
+        if (rule == 0 && k[i].backend == k[j].backend && k[i].is_default && k[j].is_default) return j;
+        if (rule == 1 && !same_signature(k[i].signature, k[j].signature)) return j;
+      }
+    return n;
+  }
+}
+
+template <fixed_string op, fixed_string backend, element_type type>
+struct two_static_kernel_defaults {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels: two variants of one op, backend and element type are both the default "
+                "(they are the arguments of two_static_kernel_defaults in the note). Fix: mark one "
+                "roster::default_variant and the others roster::other_variant.");
+  static constexpr bool value = false;
+};
+template <fixed_string op, element_type type>
+struct two_static_kernel_signatures {
+  static_assert(op.view().size() == std::size_t(-1),
+                "roster::static_kernels: two kernels of one op and element type have different signatures (op "
+                "and type are the arguments of two_static_kernel_signatures in the note). Fix: give every variant "
+                "and backend of one op and type the same parameters.");
+  static constexpr bool value = false;
+};
+
+template <class... Ks>
+struct static_kernel_rules_check {
+  static constexpr std::size_t defaults = first_conflict<0, Ks...>();
+  static constexpr std::size_t signatures = first_conflict<1, Ks...>();
+  static constexpr bool check() noexcept {
+    constexpr std::array<static_kernel_key, sizeof...(Ks)> k{key_of<Ks>()...};
+    if constexpr (defaults != sizeof...(Ks))
+      return two_static_kernel_defaults<to_fixed<k[defaults].op.size()>(k[defaults].op),
+                                        to_fixed<k[defaults].backend.size()>(k[defaults].backend),
+                                        k[defaults].type>::value;
+    else if constexpr (signatures != sizeof...(Ks))
+      return two_static_kernel_signatures<to_fixed<k[signatures].op.size()>(k[signatures].op),
+                                          k[signatures].type>::value;
+    else
+      return true;
   }
   static constexpr bool value = check();
 };
