@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -96,6 +97,40 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] ROSTER_INLINE std::size_t streaming_threshold() const noexcept;
   /// Returns the address of a live buffer's memory, or null.
   [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
+
+  /// Runs CPU kernel `fn` (a callable of cpu_kernel_fn's signature that does
+  /// not throw) over [0, extent) on the pool, each thread a contiguous part,
+  /// with these buffers, each checked live on this device; serialised with
+  /// dispatches, and done when it returns. The static kernel call's path.
+  template <class F>
+  [[nodiscard]] expected<void> run_kernel(const F& fn, std::span<const buffer> buffers,
+                                          std::span<const scalar_arg> scalars, std::size_t extent) {
+    kernel_buffer small[16];  // no allocation for up to 16 buffers
+    std::vector<kernel_buffer> more;
+    kernel_buffer* bufs = small;
+    if (buffers.size() > std::size(small)) {
+      more.resize(buffers.size());
+      bufs = more.data();
+    }
+    std::lock_guard lock(mutex_);
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      void* p = buffers[i].owner == id() ? data_of(buffers[i]) : nullptr;
+      if (p == nullptr)
+        return make_error(errc::invalid_argument,
+                          adapter_.spec() + ": call: buffer " + std::to_string(i) +
+                              " is not live on this device (another device's, released, or altered)",
+                          "pass buffers allocated on this device with allocate<T>(n)");
+      bufs[i] = {p, buffers[i].size, buffers[i].type};
+    }
+    const kernel_args args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
+    const unsigned threads = pool_.size();
+    auto part = [&](unsigned t) noexcept {
+      const std::size_t lo = extent * t / threads, hi = extent * (t + 1) / threads;
+      if (lo < hi) fn(args, lo, hi);
+    };
+    pool_.run_each(part);
+    return {};
+  }
 
   friend struct roster::detail::static_access;  // direct liveness check in static dispatch
   friend struct cpu::native;                     // run_on_threads and the barrier
