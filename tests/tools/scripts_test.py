@@ -121,6 +121,34 @@ class BenchCheck(unittest.TestCase):
         self.assertIn("FAIL (exit 5:", row(out, "verified"))
         self.assertIn("1 pass, 1 within spread, 2 FAIL, 1 not run", out)
 
+    def test_added_cost_against_an_absolute_limit(self):
+        # inventory_startup's shape: per repetition the empty program's wall
+        # and the median paired difference, in ms; the target is added <= 0.1 ms.
+        def doc(added):
+            rows = []
+            for i, a in enumerate(added):
+                rows += [{"name": "startup_empty", "run_name": "startup_empty", "run_type": "iteration",
+                          "real_time": 0.70 + i * 0.001, "time_unit": "ms"},
+                         {"name": "startup_added", "run_name": "startup_added", "run_type": "iteration",
+                          "real_time": a, "time_unit": "ms"}]
+            return {"kind": "bench-check", "rows": [], "programs": {"st": {"returncode": 0, "benchmarks": rows}}}
+        targets = {"programs": {"st": {"exe": "bench/inventory_startup"}},
+                   "figures": [{"id": "startup", "what": "start-up added", "program": "st",
+                                "figure": "startup_added", "baseline": "startup_empty", "metric": "real_time",
+                                "compare": "added_max", "limit": 0.1, "unit": "ms"}]}
+        tmp = tempfile.mkdtemp()
+        tf = os.path.join(tmp, "targets.json")
+        json.dump(targets, open(tf, "w"))
+        cases = [([-0.03, -0.02, -0.04, -0.03, -0.01], 0, r"-0\.03 ms +0\.7.* ms +- +added <= 0\.1 ms .* pass$"),
+                 ([0.11, 0.09, 0.13, 0.10, 0.12], 0, r"within spread \(misses by 10\.0%, within the spread 20\.0%\)"),
+                 ([0.50, 0.52, 0.49, 0.51, 0.50], 1, r"FAIL \(misses by 400\.0%")]
+        for added, want_rc, pattern in cases:
+            rf = os.path.join(tmp, "results.json")
+            json.dump(doc(added), open(rf, "w"))
+            rc, out = run(self.script, "--evaluate", rf, "--targets", tf)
+            self.assertEqual(rc, want_rc, out)
+            self.assertRegex(row(out, "start-up added"), pattern)
+
     def test_markdown_and_readme_check(self):
         rc, md = run(self.script, "--markdown", os.path.join(REC, "bench-check.json"))
         self.assertEqual(rc, 0, md)
