@@ -33,6 +33,9 @@ class grid_sync_split final : public device {
     return c;
   }
   [[nodiscard]] expected<void> synchronize() override { return inner_->synchronize(); }
+  void use_kernel_choices(std::span<const kernel_choice> choices) noexcept override {
+    static_cast<device&>(*inner_).use_kernel_choices(choices);  // the inner device runs the calls
+  }
   [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override {
     for (auto piece : split_at_grid_sync(steps))
       if (auto ok = inner_->dispatch_steps(piece); !ok) return ok;
@@ -74,7 +77,8 @@ struct acquire_options {
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
-/// lacks native grid sync, or when a tuning record measured it faster).
+/// lacks native grid sync, or when a tuning record measured it faster), and,
+/// with use_tuning, gives it the kernel variants its current tuning record chose.
 /// To add a wrapper, add one `if` here and a test.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});

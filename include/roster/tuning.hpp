@@ -41,6 +41,7 @@ struct tuning_record {
   std::optional<double> native_sync_ns;  ///< median time of the dot program in one launch
   std::optional<double> split_sync_ns;   ///< median time of the dot program cut at its grid_sync
   std::optional<double> sync_spread;     ///< the larger relative spread of the two (detail/decision.hpp)
+  std::vector<kernel_choice> kernels;    ///< measured variant choices (roster::tune_kernel); absent in older files
 
   /// Returns the measured GB/s of an op and type, or nothing.
   [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
@@ -83,7 +84,9 @@ struct tuning_file {
 /// Merges records into a tuning file: under an exclusive lock on PATH.lock
 /// (waited for at most 30 s) it removes temporary files a killed writer left,
 /// reads the file, replaces the records with the same
-/// backend and device, writes a temporary file in the same folder, fsyncs it,
+/// backend and device (under the same driver, the old record's kernel choices
+/// the new one does not measure are kept, and so are its figures and grid-sync
+/// timings when the new one has none, so a kernel-only record adds to a bench's), writes a temporary file in the same folder, fsyncs it,
 /// and renames it over the file (keeping its mode), so readers see the old or
 /// the new file whole. A file that cannot be read (permission, not a regular
 /// file) is an error and is left as it is. A corrupt file is kept as
@@ -122,6 +125,11 @@ namespace detail {
 /// Reads the default tuning file again at the next use, e.g. after a bench
 /// wrote it; spans from earlier current_tuning() calls keep the old records.
 ROSTER_API ROSTER_INLINE void reload_tuning();
+
+/// Returns the kernel variant choices of an adapter's current record in the
+/// default file (none without one; a record under another driver is ignored).
+/// The span stays valid for the process.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const kernel_choice> kernel_choices_for(const adapter_info& a);
 
 /// Returns the measured triad GB/s of an adapter from the default file, or nothing.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a);
