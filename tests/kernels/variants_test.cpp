@@ -328,4 +328,104 @@ TEST(KernelChoiceApplied, ChoicesReachTheDeviceInsideTheSplitWrapper) {
   EXPECT_EQ(host[0], 2.0);
 }
 
+TEST(GridSyncShapes, ShapeOfAProgram) {
+  auto d = open_cpu();
+  ASSERT_TRUE(d);
+  auto a = d->allocate<double>(8), b = d->allocate<double>(8), r = d->allocate<double>(1);
+  ASSERT_TRUE(a && b && r);
+  roster::program p;
+  p.triad(*a, *b, *a, 2.0).grid_sync().dot(*r, *a, *b);
+  EXPECT_EQ(roster::program_shape(p.steps()), "triad|dot");
+  EXPECT_TRUE(roster::has_shape(p.steps(), "triad|dot"));
+  EXPECT_FALSE(roster::has_shape(p.steps(), "triad|do"));
+  EXPECT_FALSE(roster::has_shape(p.steps(), "triad|dot|"));
+  EXPECT_FALSE(roster::has_shape(p.steps(), "triad,dot"));
+  roster::program q;
+  q.copy(*a, *b).mul(*b, *a, 2.0).grid_sync().grid_sync();
+  q.call("variant_mark", {*a}, {});
+  EXPECT_EQ(roster::program_shape(q.steps()), "copy,mul||variant_mark");
+  EXPECT_TRUE(roster::has_shape(q.steps(), "copy,mul||variant_mark"));
+}
+
+TEST(GridSyncShapes, RoundTripAndAnOldRecordIsTheTriadDotShape) {
+  roster::tuning_file f;
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = "cpu/host";
+  r.sync_shapes = {{"copy|dot", 1000.0, 800.0, 0.01}, {"triad|dot", 1000.0, 990.0, 0.01}};
+  f.records.push_back(r);
+  auto back = roster::parse_tuning(roster::to_json(f));
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->records[0], r);
+  EXPECT_EQ(r.split_faster_for("copy|dot"), true);
+  EXPECT_EQ(r.split_faster_for("triad|dot"), false);  // 1% within the 3% minimum
+  EXPECT_EQ(r.split_faster_for("add|dot"), std::nullopt);
+  // A record from before shapes: its grid_sync timings are the bench's "triad|dot".
+  roster::tuning_record old;
+  old.native_sync_ns = 2000.0;
+  old.split_sync_ns = 1000.0;
+  EXPECT_EQ(old.split_faster_for("triad|dot"), true);
+  EXPECT_EQ(old.split_faster_for("copy|dot"), std::nullopt);
+}
+
+// A record for the CPU adapter whose split wins for one shape only.
+void record_split_shape(const std::string& path, std::string shape) {
+  auto d = open_cpu(roster::acquire_options{.wrap = false});
+  ASSERT_TRUE(d);
+  roster::tuning_record r;
+  r.backend = d->adapter().backend;
+  r.device = roster::tuning_device_key(d->adapter());
+  r.driver_version = d->adapter().driver_version;
+  r.sync_shapes = {{std::move(shape), 2000.0, 1000.0, 0.01}};
+  ASSERT_TRUE(roster::save_tuning(path, std::span(&r, 1)));
+  roster::reload_tuning();
+}
+
+TEST(GridSyncShapes, AcquireCutsOnlyTheRecordedShape) {
+  tuning_home home;
+  auto plain = open_cpu();
+  ASSERT_TRUE(plain);
+  ASSERT_TRUE(plain->caps().native_grid_sync);
+  EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(plain.get()), nullptr);  // no record: native
+  record_split_shape(home.path, "copy|dot");
+  auto d = open_cpu();
+  ASSERT_TRUE(d);
+  auto* cut = dynamic_cast<roster::grid_sync_split<roster::device>*>(d.get());
+  ASSERT_NE(cut, nullptr);
+  EXPECT_TRUE(d->caps().native_grid_sync);
+  auto a = d->allocate<double>(64), b = d->allocate<double>(64), r = d->allocate<double>(1);
+  ASSERT_TRUE(a && b && r);
+  roster::program measured, other;
+  measured.fill(*b, 3.0).copy(*a, *b).grid_sync().dot(*r, *a, *b);
+  other.fill(*b, 3.0).triad(*a, *b, *b, 1.0).grid_sync().dot(*r, *a, *b);
+  EXPECT_FALSE(cut->cuts(measured.steps()));  // fill,copy|dot is another shape
+  roster::program exact;
+  exact.copy(*a, *b).grid_sync().dot(*r, *a, *b);
+  EXPECT_TRUE(cut->cuts(exact.steps()));
+  EXPECT_FALSE(cut->cuts(other.steps()));
+  // Both run right, cut or not.
+  for (const auto* p : {&measured, &exact, &other}) {
+    ASSERT_TRUE(d->dispatch(*p));
+    std::vector<double> sum(1);
+    ASSERT_TRUE(d->download(*r, std::span<double>(sum)));
+    EXPECT_DOUBLE_EQ(sum[0], p == &other ? 64 * 6.0 * 3.0 : 64 * 9.0);
+  }
+}
+
+TEST(GridSyncShapes, AStaleRecordCutsNothing) {
+  tuning_home home;
+  auto d = open_cpu(roster::acquire_options{.wrap = false});
+  ASSERT_TRUE(d);
+  roster::tuning_record r;
+  r.backend = d->adapter().backend;
+  r.device = roster::tuning_device_key(d->adapter());
+  r.driver_version = d->adapter().driver_version + "-old";
+  r.sync_shapes = {{"copy|dot", 2000.0, 1000.0, 0.01}};
+  ASSERT_TRUE(roster::save_tuning(home.path, std::span(&r, 1)));
+  roster::reload_tuning();
+  auto again = open_cpu();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(again.get()), nullptr);
+}
+
 }  // namespace
