@@ -40,6 +40,7 @@ class grid_sync_split final : public device {
   }
   [[nodiscard]] expected<void> synchronize() override { return inner_->synchronize(); }
   void use_kernel_choices(std::span<const kernel_choice> choices) noexcept override {
+    device::use_kernel_choices(choices);                        // kernel_for here answers as the inner does
     static_cast<device&>(*inner_).use_kernel_choices(choices);  // the inner device runs the calls
   }
   /// Returns whether a program of these steps is cut at its grid_syncs.

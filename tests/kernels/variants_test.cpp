@@ -320,6 +320,12 @@ TEST(KernelChoiceApplied, ChoicesReachTheDeviceInsideTheSplitWrapper) {
   d->use_kernel_choices(std::span(&c, 1));
   auto out = d->allocate<double>(100);
   ASSERT_TRUE(out);
+  roster::program q;
+  q.call("variant_mark", {*out}, {});
+  auto k = d->kernel_for(*q.steps().front().call);  // the wrapper answers as the device inside it
+  ASSERT_TRUE(k) << k.error().message();
+  EXPECT_EQ((*k)->variant, "two");
+  ASSERT_TRUE(out);
   roster::program p;
   p.call("variant_mark", {*out}, {});
   ASSERT_TRUE(d->dispatch(p));
