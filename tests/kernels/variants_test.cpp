@@ -237,24 +237,30 @@ TEST(KernelChoiceRecords, AKernelRecordKeepsTheBenchFiguresAndADriverChangeDrops
   bench.device = roster::tuning_device_key(a);
   bench.driver_version = a.driver_version;
   bench.figures = {{roster::op::triad, roster::element_type::f64, 12.5}};
+  bench.sync_shapes = {{"copy|dot", 1000.0, 900.0, 0.01}};
   ASSERT_TRUE(roster::save_tuning(home.path, std::span(&bench, 1)));
+  bench.sync_shapes.clear();  // a later bench that measures no shape keeps the measured one
   const auto c = choice("variant_mark", 10, "two");
   ASSERT_TRUE(roster::record_kernel_choices(a, std::span(&c, 1), home.path));
   auto f = roster::load_tuning(home.path);
   ASSERT_TRUE(f);
   ASSERT_EQ(f->records.size(), 1u);
   EXPECT_EQ(f->records[0].bandwidth(roster::op::triad, roster::element_type::f64), 12.5);
+  ASSERT_EQ(f->records[0].sync_shapes.size(), 1u);
+  EXPECT_EQ(f->records[0].sync_shapes[0].shape, "copy|dot");
   ASSERT_EQ(f->records[0].kernels.size(), 1u);
   // A later bench under the same driver keeps the choice; under another, not.
   ASSERT_TRUE(roster::save_tuning(home.path, std::span(&bench, 1)));
   f = roster::load_tuning(home.path);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->records[0].kernels.size(), 1u);
+  EXPECT_EQ(f->records[0].sync_shapes.size(), 1u);
   bench.driver_version += "-new";
   ASSERT_TRUE(roster::save_tuning(home.path, std::span(&bench, 1)));
   f = roster::load_tuning(home.path);
   ASSERT_TRUE(f);
   EXPECT_TRUE(f->records[0].kernels.empty());
+  EXPECT_TRUE(f->records[0].sync_shapes.empty());
 }
 
 // Runs variant_mark without naming a variant on a device from acquire;
