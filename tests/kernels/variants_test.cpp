@@ -290,6 +290,14 @@ TEST(KernelChoiceApplied, TheRecordedWinnerRuns) {
   EXPECT_EQ(mark_written(1000), 2.0);
   EXPECT_EQ(mark_written(600), 2.0);    // the same size class
   EXPECT_EQ(mark_written(1024), 1.0);   // another size class: the default
+  // ROSTER_TRACE says which variant a record chose.
+  ::setenv("ROSTER_TRACE", "1", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(mark_written(1000), 2.0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  ::unsetenv("ROSTER_TRACE");
+  EXPECT_NE(err.find("kernel 'variant_mark' double size class 2^9: variant 'two' by record"), std::string::npos)
+      << err;
   // A call that names a variant runs it, whatever the record says.
   auto dev = open_cpu();
   ASSERT_TRUE(dev);
