@@ -9,6 +9,7 @@
 #include <roster/detail/native-inl.hpp>
 #include <roster/detail/tuning-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
+#include <roster/detail/variants-inl.hpp>
 #include <roster/detail/device-inl.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/circuits-inl.hpp>

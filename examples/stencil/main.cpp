@@ -5,6 +5,7 @@
 // built-in dot; both are checked against a CPU reference.
 //
 // usage: stencil [SPEC [VARIANT [NX [NY [STEPS]]]]]   e.g. stencil cuda:0 tiled 4096 4096 100
+//        stencil SPEC tune [NX [NY]]   times every variant on SPEC, checked, and records the winner
 #include <roster/roster.hpp>
 #include <roster/kernels.hpp>
 
@@ -47,6 +48,35 @@ constinit const roster::kernel_entry jacobi_vulkan =
 ROSTER_KERNEL(jacobi_vulkan);
 #endif
 
+// Times every variant of "jacobi" on a device, each checked against the CPU
+// reference, and records the winner for this grid's size class: later calls
+// that name no variant run it on this device (docs/kernels.md, "Tuning").
+int tune(roster::device& dev, std::uint32_t nx, std::uint32_t ny) {
+  roster::tune_options options;
+  options.scalars = {roster::scalar_arg(nx), roster::scalar_arg(ny)};
+  options.reference = &jacobi_cpu<double>;
+  auto t = roster::tune_kernel(dev, "jacobi", roster::element_type::f64, std::size_t{nx} * ny, options);
+  if (!t) {
+    std::fprintf(stderr, "%s\n", t.error().message().c_str());
+    return 1;
+  }
+  for (const auto& v : t->variants)
+    std::printf("stencil tune: %s '%s': %s\n", dev.adapter().spec().c_str(), v.variant.c_str(),
+                v.wrong ? v.wrong->message().c_str() : (std::to_string(v.median_ns / 1e3) + " us").c_str());
+  auto path = roster::tuning_path();
+  if (!path) {
+    std::fprintf(stderr, "%s\n", path.error().message().c_str());
+    return 1;
+  }
+  if (auto ok = roster::record_kernel_choices(dev.adapter(), std::span(&t->choice, 1), *path); !ok) {
+    std::fprintf(stderr, "%s\n", ok.error().message().c_str());
+    return 1;
+  }
+  std::printf("stencil tune: variant '%s' recorded for size class 2^%u in %s\n", t->choice.variant.c_str(),
+              t->choice.size_class, path->c_str());
+  return t->refused().empty() ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   const std::string spec = argc > 1 ? argv[1] : "cpu";
   const std::string variant = argc > 2 && std::string(argv[2]) != "default" ? argv[2] : "";
@@ -59,6 +89,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", dev.error().message().c_str());
     return 77;  // no such device here: a skip
   }
+  if (variant == "tune") return tune(**dev, argc > 3 ? nx : 1024, argc > 4 ? ny : 1024);
   auto a = (*dev)->allocate<double>(n), b = (*dev)->allocate<double>(n), r = (*dev)->allocate<double>(1);
   if (!a || !b || !r) {
     std::fprintf(stderr, "%s\n", (!a ? a : !b ? b : r).error().message().c_str());

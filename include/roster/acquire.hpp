@@ -17,28 +17,47 @@
 namespace roster {
 
 /// The grid-sync split: cuts a program at each grid_sync and dispatches the
-/// pieces in order, for a device without native grid-wide sync.
+/// pieces in order, for a device without native grid-wide sync; or, made
+/// with a list of program shapes, only programs of those shapes (the ones a
+/// tuning record measured faster cut), the rest in one native dispatch.
 template <class Inner = device>
 class grid_sync_split final : public device {
  public:
-  /// Wraps a device, sharing its id so its buffers stay valid.
+  /// Wraps a device, sharing its id so its buffers stay valid; cuts every program.
   explicit grid_sync_split(std::unique_ptr<Inner> inner) noexcept
       : device(inner->id()), inner_(std::move(inner)) {
     static_cast<device&>(*inner_).on_split_wrapped();
   }
+  /// Wraps a device with native grid sync; cuts only programs whose
+  /// roster::program_shape is one of `shapes`.
+  grid_sync_split(std::unique_ptr<Inner> inner, std::vector<std::string> shapes) noexcept
+      : device(inner->id()), inner_(std::move(inner)), shapes_(std::move(shapes)), every_(false) {}
   [[nodiscard]] const adapter_info& adapter() const noexcept override { return inner_->adapter(); }
   [[nodiscard]] device_caps caps() const noexcept override {
     auto c = inner_->caps();
-    c.native_grid_sync = false;
+    if (every_) c.native_grid_sync = false;
     return c;
   }
   [[nodiscard]] expected<void> synchronize() override { return inner_->synchronize(); }
+  void use_kernel_choices(std::span<const kernel_choice> choices) noexcept override {
+    device::use_kernel_choices(choices);                        // kernel_for here answers as the inner does
+    static_cast<device&>(*inner_).use_kernel_choices(choices);  // the inner device runs the calls
+  }
+  /// Returns whether a program of these steps is cut at its grid_syncs.
+  [[nodiscard]] bool cuts(std::span<const step> steps) const noexcept {
+    if (every_) return true;
+    for (const auto& shape : shapes_)
+      if (has_shape(steps, shape)) return true;
+    return false;
+  }
   [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override {
+    if (!cuts(steps)) return inner_->dispatch_steps(steps);
     for (auto piece : split_at_grid_sync(steps))
       if (auto ok = inner_->dispatch_steps(piece); !ok) return ok;
     return {};
   }
   [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override {
+    if (!cuts(steps)) return inner_->timed_dispatch_steps(steps);
     std::chrono::nanoseconds total{0};
     for (auto piece : split_at_grid_sync(steps)) {
       auto t = inner_->timed_dispatch_steps(piece);
@@ -64,13 +83,16 @@ class grid_sync_split final : public device {
  private:
   device& base() noexcept { return *inner_; }
   std::unique_ptr<Inner> inner_;
+  std::vector<std::string> shapes_;
+  bool every_ = true;
 };
 
 /// How acquire opens a device.
 struct acquire_options {
   /// Apply the grid-sync split even where the device has native grid sync.
   bool force_split = false;
-  /// Let tuning records choose the split where they measured it faster (roster::prefer_split_for).
+  /// Let tuning records choose the split for the program shapes they measured it faster
+  /// (roster::split_shapes_for), and the kernel variants (roster::kernel_choices_for).
   bool use_tuning = true;
   /// Apply wrappers at all; false gives the device exactly as its backend
   /// opened it (e.g. to measure its native grid sync).
@@ -78,7 +100,9 @@ struct acquire_options {
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
-/// lacks native grid sync, or when a tuning record measured it faster).
+/// lacks native grid sync, or for the program shapes a tuning record measured
+/// faster cut, roster::split_shapes_for), and,
+/// with use_tuning, gives it the kernel variants its current tuning record chose.
 /// To add a wrapper, add one `if` here and a test.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});

@@ -132,6 +132,15 @@ class ROSTER_API device {
   [[nodiscard]] ROSTER_INLINE virtual expected<std::chrono::nanoseconds> timed_dispatch_steps(
       std::span<const step> steps);
 
+  /// Returns the kernel a call runs here: the variant it names; else the
+  /// variant a tuning record chose for its op, element type and size class on
+  /// this device (see use_kernel_choices); else the op's default variant.
+  [[nodiscard]] ROSTER_INLINE expected<const kernel_entry*> kernel_for(const kernel_call& c) const;
+  /// Gives the device the measured variant choices its calls follow when they
+  /// name no variant; acquire passes the current tuning record's. The span
+  /// must outlive the device (current_tuning()'s snapshots do).
+  virtual void use_kernel_choices(std::span<const kernel_choice> choices) noexcept { kernel_choices_ = choices; }
+
   [[nodiscard]] ROSTER_INLINE expected<void> upload_raw(const buffer& b, element_type t, const void* src,
                                                         std::size_t count);
   [[nodiscard]] ROSTER_INLINE expected<void> download_raw(const buffer& b, element_type t, void* dst,
@@ -182,6 +191,7 @@ class ROSTER_API device {
   [[nodiscard]] ROSTER_INLINE expected<void> check_program(const program& p) const;
 
   std::uint64_t id_;
+  std::span<const kernel_choice> kernel_choices_{};
 };
 
 /// An entry point of one backend: the stable id, the factory, the enumerator

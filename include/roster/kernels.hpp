@@ -13,6 +13,7 @@
 #include <roster/inventory.hpp>
 #include <roster/program.hpp>
 
+#include <bit>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -339,6 +340,27 @@ ROSTER_API ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const k
   }
   return 0;
 }
+
+/// Returns the size class of an extent in tuning records: floor(log2(extent)),
+/// 0 for an extent of 0 or 1, so 2^20 and 2^21 - 1 share one class.
+[[nodiscard]] constexpr std::uint32_t size_class(std::size_t extent) noexcept {
+  return extent == 0 ? 0u : static_cast<std::uint32_t>(std::bit_width(extent) - 1);
+}
+
+/// A measured choice among an op's variants on one device (roster::tune_kernel):
+/// the variant that a call of this element type and size class runs when it
+/// names none. Kept in tuning records; acquire gives a device the current ones.
+struct kernel_choice {
+  std::string op;
+  element_type type = element_type::f64;
+  std::uint32_t size_class = 0;  ///< roster::size_class of the extent measured
+  std::string variant;           ///< the winner (the baseline when none beat it)
+  std::string baseline;          ///< the default it was compared with
+  double variant_ns = 0.0;       ///< median time of the winner
+  double baseline_ns = 0.0;      ///< median time of the baseline
+  double spread = 0.0;           ///< the larger relative spread of the two (detail/decision.hpp)
+  friend bool operator==(const kernel_choice&, const kernel_choice&) = default;
+};
 
 /// Checks the kernel inventory: no two entries with one key, at most one
 /// default per op, backend and type, one signature per op and type.

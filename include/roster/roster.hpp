@@ -16,3 +16,4 @@
 #include <roster/select.hpp>
 #include <roster/spec.hpp>
 #include <roster/tuning.hpp>
+#include <roster/variants.hpp>

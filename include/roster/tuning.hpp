@@ -27,6 +27,27 @@ struct tuning_figure {
   friend bool operator==(const tuning_figure&, const tuning_figure&) = default;
 };
 
+/// Grid-sync timings of one program shape: the program in one launch against
+/// the same program through the grid-sync split.
+struct sync_timing {
+  std::string shape;        ///< roster::program_shape of the program, e.g. "triad|dot"
+  double native_ns = 0.0;   ///< median time in one launch
+  double split_ns = 0.0;    ///< median time cut at its grid_syncs
+  double spread = 0.0;      ///< the larger relative spread of the two
+  /// Returns whether the split is faster beyond the spread and the minimum gain.
+  [[nodiscard]] bool split_faster() const noexcept {
+    return detail::decide({native_ns, spread}, {split_ns, spread}).change;
+  }
+  friend bool operator==(const sync_timing&, const sync_timing&) = default;
+};
+
+/// Returns the shape of a program for grid-sync choices: its ops in order,
+/// "," between steps and "|" for each grid_sync, a call by its kernel's op
+/// name: "triad|dot" for `triad; grid_sync; dot`.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string program_shape(std::span<const step> steps);
+/// Returns whether a program has this shape, allocating nothing.
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool has_shape(std::span<const step> steps, std::string_view shape) noexcept;
+
 /// Measured figures for one adapter, keyed by backend, device and driver.
 struct tuning_record {
   std::string backend;         ///< backend id, e.g. "cuda"
@@ -41,6 +62,8 @@ struct tuning_record {
   std::optional<double> native_sync_ns;  ///< median time of the dot program in one launch
   std::optional<double> split_sync_ns;   ///< median time of the dot program cut at its grid_sync
   std::optional<double> sync_spread;     ///< the larger relative spread of the two (detail/decision.hpp)
+  std::vector<kernel_choice> kernels;    ///< measured variant choices (roster::tune_kernel); absent in older files
+  std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape; absent in older files
 
   /// Returns the measured GB/s of an op and type, or nothing.
   [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
@@ -59,6 +82,15 @@ struct tuning_record {
     if (!native_sync_ns || !split_sync_ns) return std::nullopt;
     const double spread = sync_spread.value_or(0.0);
     return detail::decide({*native_sync_ns, spread}, {*split_sync_ns, spread}).change;
+  }
+  /// Returns whether the split runs programs of this shape faster beyond the
+  /// noise, when that shape was measured (native_sync_ns and split_sync_ns
+  /// are the shape "triad|dot", the one roster-info bench times).
+  [[nodiscard]] std::optional<bool> split_faster_for(std::string_view shape) const noexcept {
+    for (const auto& s : sync_shapes)
+      if (s.shape == shape) return s.split_faster();
+    if (shape == "triad|dot") return split_faster();
+    return std::nullopt;
   }
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
@@ -83,7 +115,9 @@ struct tuning_file {
 /// Merges records into a tuning file: under an exclusive lock on PATH.lock
 /// (waited for at most 30 s) it removes temporary files a killed writer left,
 /// reads the file, replaces the records with the same
-/// backend and device, writes a temporary file in the same folder, fsyncs it,
+/// backend and device (under the same driver, the old record's kernel choices
+/// the new one does not measure are kept, and so are its figures and grid-sync
+/// timings when the new one has none, so a kernel-only record adds to a bench's), writes a temporary file in the same folder, fsyncs it,
 /// and renames it over the file (keeping its mode), so readers see the old or
 /// the new file whole. A file that cannot be read (permission, not a regular
 /// file) is an error and is left as it is. A corrupt file is kept as
@@ -123,13 +157,24 @@ namespace detail {
 /// wrote it; spans from earlier current_tuning() calls keep the old records.
 ROSTER_API ROSTER_INLINE void reload_tuning();
 
+/// Returns the kernel variant choices of an adapter's current record in the
+/// default file (none without one; a record under another driver is ignored).
+/// The span stays valid for the process.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const kernel_choice> kernel_choices_for(const adapter_info& a);
+
 /// Returns the measured triad GB/s of an adapter from the default file, or nothing.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a);
 
-/// Returns whether a record says the grid-sync split runs programs with dot
-/// faster than the adapter's native grid sync (false without a record, or
-/// without native grid sync). acquire() applies the split when this is true.
+/// Returns whether a record says the grid-sync split runs the bench's
+/// `triad; grid_sync; dot` program (shape "triad|dot") faster than the
+/// adapter's native grid sync (false without a record, or without native grid
+/// sync). acquire() cuts programs per shape (split_shapes_for).
 [[nodiscard]] ROSTER_API ROSTER_INLINE bool prefer_split_for(const adapter_info& a);
+
+/// Returns the program shapes a current record says the grid-sync split runs
+/// faster on this adapter (none without native grid sync or a record).
+/// acquire() cuts only programs of these shapes (grid_sync_split).
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::string> split_shapes_for(const adapter_info& a);
 
 /// Orders adapters: within one device type, higher measured triad bandwidth
 /// first; adapters without a current record keep their place relative to each

@@ -2,6 +2,7 @@
 // compiled to SPIR-V at build time, registered with roster::vulkan_kernel,
 // called in one program with built-in ops, with the validation layer on.
 #include <roster/acquire.hpp>
+#include <roster/variants.hpp>
 #include <roster/backends/vulkan.hpp>
 #include <roster/kernels.hpp>
 
@@ -149,6 +150,43 @@ TEST(VulkanKernels, DescriptorRangeBeyondTheLimitIsRefused) {
   std::vector<float> h(1024);
   ASSERT_TRUE(dev->download(*small, std::span<float>(h)));
   EXPECT_EQ(h[1023], 1023.0f);
+}
+
+// Variants and measured choice on Vulkan: a second variant of the float axpy
+// (the same shader), both timed and checked against a host reference.
+constinit const roster::kernel_entry axpy_f32_again =
+    roster::vulkan_kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
+        "axpy", "again", roster::other_variant, roster::spirv_kernel{roster_spv_axpy_f32, 64});
+ROSTER_KERNEL(axpy_f32_again);
+void axpy_host(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
+  float* y = a.data<float>(0);
+  const float* x = a.data<const float>(1);
+  for (std::size_t i = begin; i < end; ++i) y[i] += a.scalar<float>(0) * x[i];
+}
+
+TEST(VulkanKernels, TuneKernelTimesAndChecksEachVariant) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  auto t = roster::tune_kernel(*dev, "axpy", roster::element_type::f32, 1000,
+                               roster::tune_options{.reps = 3, .reference = &axpy_host});
+  ASSERT_TRUE(t) << t.error().message();
+  ASSERT_EQ(t->variants.size(), 2u);
+  for (const auto& v : t->variants) {
+    EXPECT_FALSE(v.wrong) << v.wrong->message();
+    EXPECT_EQ(v.ns.size(), 3u);
+  }
+  EXPECT_EQ(t->choice.baseline, "plain");
+  EXPECT_EQ(t->choice.size_class, 9u);
+  // The recorded choice runs when a call names no variant, here as anywhere.
+  const roster::kernel_choice again{"axpy", roster::element_type::f32, 9, "again", "plain", 1.0, 2.0, 0.0};
+  dev->use_kernel_choices(std::span(&again, 1));
+  auto y = dev->allocate<float>(1000), x = dev->allocate<float>(1000);
+  ASSERT_TRUE(y && x);
+  roster::program p;
+  p.call("axpy", {*y, *x}, {2.0f});
+  auto k = dev->kernel_for(*p.steps().front().call);
+  ASSERT_TRUE(k) << k.error().message();
+  EXPECT_EQ((*k)->variant, "again");
+  ASSERT_TRUE(dev->dispatch(p));
 }
 
 void cpu_only(const roster::kernel_args&, std::size_t, std::size_t) {}

@@ -29,6 +29,8 @@ using nlohmann::json;
 
 // roster-info built with the test backends (toolfake: two adapters; toolbroken: never opens).
 const std::string fake_info = ROSTER_INFO_FAKE;
+// roster-info with test-only kernel variants of "bench_twice" (tests/tools/variant_kernels.cpp).
+const std::string variants_info = ROSTER_INFO_VARIANTS;
 // The installed roster-info, with every backend this build has.
 const std::string real_info = ROSTER_INFO_EXE;
 
@@ -395,6 +397,44 @@ TEST(Bench, EveryAdapterBySelector) {
   EXPECT_NE(find_line(r.out, "toolfake:0 float copy: "), std::string::npos) << r.out;
   EXPECT_NE(find_line(r.out, "toolfake:1 float copy: "), std::string::npos);
   EXPECT_EQ(r.out.find("toolbroken"), std::string::npos);
+}
+
+TEST(Bench, KernelVariantsAreTimedCheckedAndTheWinnerRecorded) {
+  temp_dir cache;
+  auto r = info(variants_info, {"bench", "--adapter", "cpu:0", "--size", "4K", "--reps", "3"}, cache.path);
+  // The deliberately wrong variant is refused: an error with a Fix and a failing status.
+  EXPECT_EQ(r.status, 5) << r.out << r.err;
+  EXPECT_NE(r.err.find("variant 'wrong_for_tests' is wrong"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix: fix the variant's kernel"), std::string::npos) << r.err;
+  EXPECT_TRUE(has_row(r.out, "cpu:0\\s+bench_twice\\s+double\\s+wrong_for_tests\\s+-\\s+\\S+%\\s+wrong result, never chosen"))
+      << r.out;
+  EXPECT_NE(find_line(r.out, "cpu:0 kernel bench_twice float: variant '"), std::string::npos) << r.out;
+  // The record holds a choice for each type, never the wrong variant, with the STREAM figures.
+  auto file = roster::load_tuning(cache.path + "/roster/tuning.json");
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_EQ(file->records.size(), 1u);
+  const auto& rec = file->records[0];
+  EXPECT_TRUE(rec.triad_bandwidth().has_value());
+  ASSERT_EQ(rec.kernels.size(), 2u);
+  for (const auto& k : rec.kernels) {
+    EXPECT_EQ(k.op, "bench_twice");
+    EXPECT_EQ(k.size_class, 12u);
+    EXPECT_EQ(k.baseline, "plain");
+    EXPECT_TRUE(k.variant == "plain" || k.variant == "by_add") << k.variant;
+    EXPECT_GT(k.baseline_ns, 0.0);
+  }
+}
+
+TEST(Bench, NoKernelsSkipsTheVariants) {
+  temp_dir cache;
+  auto r = info(variants_info, {"bench", "--adapter", "cpu:0", "--size", "1K", "--reps", "1", "--no-kernels"},
+                cache.path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("bench_twice"), std::string::npos) << r.out;
+  auto file = roster::load_tuning(cache.path + "/roster/tuning.json");
+  ASSERT_TRUE(file);
+  ASSERT_EQ(file->records.size(), 1u);
+  EXPECT_TRUE(file->records[0].kernels.empty());
 }
 
 }  // namespace

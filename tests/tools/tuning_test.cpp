@@ -322,7 +322,18 @@ TEST(Ranking, RecordChoosesSplitGridSyncForAcquire) {
   EXPECT_TRUE(roster::prefer_split_for(fake_adapter(0)));
   auto split = roster::acquire("toolfake:0");
   ASSERT_TRUE(split);
-  EXPECT_FALSE((*split)->caps().native_grid_sync);
+  // The split is per program shape: the measured `triad; grid_sync; dot` is
+  // cut, another program runs native.
+  auto* cut = dynamic_cast<roster::grid_sync_split<roster::device>*>(split->get());
+  ASSERT_NE(cut, nullptr);
+  EXPECT_TRUE((*split)->caps().native_grid_sync);
+  auto a = (*split)->allocate<double>(8), b = (*split)->allocate<double>(8), r = (*split)->allocate<double>(1);
+  ASSERT_TRUE(a && b && r);
+  roster::program measured, other;
+  measured.triad(*a, *b, *a, 2.0).grid_sync().dot(*r, *a, *b);
+  other.copy(*a, *b).grid_sync().dot(*r, *a, *b);
+  EXPECT_TRUE(cut->cuts(measured.steps()));
+  EXPECT_FALSE(cut->cuts(other.steps()));
   // The caller can ignore the records.
   auto forced = roster::acquire("toolfake:0", roster::acquire_options{.force_split = false, .use_tuning = false});
   ASSERT_TRUE(forced);
@@ -335,6 +346,7 @@ TEST(Ranking, RecordChoosesSplitGridSyncForAcquire) {
   auto again = roster::acquire("toolfake:0");
   ASSERT_TRUE(again);
   EXPECT_TRUE((*again)->caps().native_grid_sync);
+  EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(again->get()), nullptr);
   // So does a stale one.
   rec.split_sync_ns = 1000.0;
   rec.driver_version = "older";

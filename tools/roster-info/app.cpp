@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--svg", bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
       ->type_name("FILE");
   bench_cmd->add_flag("--no-save", no_save, "Do not write tuning records");
+  bool no_kernels = false;
+  bench_cmd->add_flag("--no-kernels", no_kernels,
+                      "Do not time the variants of registered kernels (each op with more than one variant on an "
+                      "adapter's backend is timed, checked and its winner recorded)");
 
   bool pin = false;
   auto* bind_cmd = app.add_subcommand("bind", "Bind this rank to a device as roster::bind_rank does (run it under "
@@ -133,6 +137,7 @@ int main(int argc, char** argv) {
     }
     bench.size = *n;
     bench.save = !no_save;
+    bench.kernels = !no_kernels;
     bench.progress = ::isatty(STDOUT_FILENO) == 1;
     try {
       return run_bench(bench);

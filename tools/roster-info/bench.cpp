@@ -177,6 +177,43 @@ struct stream_buffers {
   }
 };
 
+// The kernel ops with more than one variant on a backend, with their element type.
+std::vector<std::pair<std::string_view, element_type>> tunable_kernels(std::string_view backend) {
+  std::vector<std::pair<std::string_view, element_type>> out;
+  const auto all = inventory<kernel_entry>();  // sorted by (op, backend, type, variant)
+  for (std::size_t i = 0; i < all.size();) {
+    std::size_t j = i + 1;
+    while (j < all.size() && all[j]->op == all[i]->op && all[j]->backend == all[i]->backend &&
+           all[j]->type == all[i]->type)
+      ++j;
+    if (all[i]->backend == backend && j - i > 1) out.emplace_back(all[i]->op, all[i]->type);
+    i = j;
+  }
+  return out;
+}
+
+// Times and checks the variants of every kernel op that has several here; a
+// refused variant is an error and never chosen (roster::tune_kernel).
+void bench_kernels(device& d, const bench_options& o, bench_result& res) {
+  const bool f64 = d.caps().f64;
+  for (const auto& [name, type] : tunable_kernels(res.info.backend)) {
+    if (type == element_type::f64 && !f64) continue;
+    auto t = tune_kernel(d, name, type, o.size, tune_options{.reps = o.reps});
+    if (!t) {
+      res.errors.push_back(t.error());
+      continue;
+    }
+    for (auto& e : t->refused()) {
+      res.errors.push_back(e);
+      res.wrong_kernel = true;
+    }
+    if (!o.progress)
+      fmt::print("{} kernel {} {}: variant '{}' ({} against the default's {})\n", res.spec, name, to_string(type),
+                 t->choice.variant, duration_text(t->choice.variant_ns), duration_text(t->choice.baseline_ns));
+    res.kernels.push_back(std::move(*t));
+  }
+}
+
 void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
   std::size_t units = 0;
   // No wrappers: native grid sync where it has it.
@@ -248,6 +285,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       else res.errors.push_back(native.error());
     }
   }
+  if (o.kernels) bench_kernels(*d, o, res);
   d.reset();
   // The split on a fresh device: the wrapper tells the device it is cut, which
   // changes how it runs (e.g. a dot's final sum), so it cannot share the native one.
@@ -421,6 +459,24 @@ int run_bench(const bench_options& o) {
         fmt::print("  {:<12} {:>10} {:>10}  {}\n", r.spec, duration_text(*r.native_sync_ns),
                    duration_text(*r.split_sync_ns), r.sync_decision.change ? "split" : "native");
   }
+  bool any_kernels = false;
+  for (const auto& r : results) any_kernels = any_kernels || !r.kernels.empty();
+  if (any_kernels) {
+    fmt::print("\nKernel variants, median of {} reps, {} elements per buffer (a variant replaces the default only "
+               "when faster beyond the spread and {:.0f}%)\n  {:<12} {:<14} {:<7} {:<18} {:>10} {:>7}  {}\n",
+               o.reps, o.size, roster::detail::decision_min_gain * 100, "adapter", "op", "type", "variant", "median",
+               "spread", "");
+    for (const auto& r : results)
+      for (const auto& k : r.kernels)
+        for (const auto& v : k.variants)
+          fmt::print("  {:<12} {:<14} {:<7} {:<18} {:>10} {:>6.1f}%  {}\n", r.spec, k.choice.op,
+                     to_string(k.choice.type), v.variant, v.wrong ? std::string("-") : duration_text(v.median_ns),
+                     v.spread * 100,
+                     v.wrong                           ? "wrong result, never chosen"
+                     : v.variant == k.choice.variant   ? (v.is_default ? "default, kept" : "chosen")
+                     : v.is_default                    ? "default"
+                                                       : "");
+  }
   for (const auto& r : results)
     for (const auto& e : r.errors) fmt::print(stderr, "\n{}: {}\n", r.spec, e.message());
 
@@ -438,6 +494,7 @@ int run_bench(const bench_options& o) {
       rec.elements = o.size;
       rec.reps = o.reps;
       rec.figures = r.figures;
+      for (const auto& k : r.kernels) rec.kernels.push_back(k.choice);
       if (r.native_sync_ns && r.split_sync_ns) {
         rec.native_sync_ns = r.native_sync_ns;
         rec.split_sync_ns = r.split_sync_ns;
@@ -463,7 +520,7 @@ int run_bench(const bench_options& o) {
     }
   }
   bool wrong = false;
-  for (const auto& r : results) wrong = wrong || r.wrong;
+  for (const auto& r : results) wrong = wrong || r.wrong || r.wrong_kernel;
   int status = 0;
   if (!o.svg.empty()) {
     errno = 0;

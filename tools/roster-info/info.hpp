@@ -6,6 +6,7 @@
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/tuning.hpp>
+#include <roster/variants.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -104,6 +105,7 @@ struct bench_options {
   unsigned reps = 10;
   bool progress = false;               ///< a progress bar (stdout is a terminal)
   bool save = true;                    ///< write tuning records
+  bool kernels = true;                 ///< time the variants of registered kernels (roster::tune_kernel)
   std::string svg;                     ///< file for the bar chart, or empty
 };
 
@@ -116,7 +118,9 @@ struct bench_result {
   std::optional<double> split_sync_ns;
   std::vector<roster::error> errors;   ///< what could not be measured
   bool wrong = false;                  ///< a result differed from the reference: no record
+  bool wrong_kernel = false;           ///< a kernel variant was refused (never chosen; the rest recorded)
   roster::detail::decision sync_decision;     ///< split against native grid sync (detail/decision.hpp)
+  std::vector<kernel_tuning> kernels;  ///< each kernel op with several variants, timed and checked
 };
 
 /// Runs `roster-info bind`: prints this rank's binding as one JSON line; returns the exit status.

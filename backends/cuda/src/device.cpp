@@ -550,7 +550,7 @@ expected<void> device::run_with_calls(std::span<const step> steps) {
 // Calls a user kernel's host launcher on the device's stream with the
 // buffers' device pointers, then checks the launch.
 expected<void> device::run_call(const kernel_call& c) {
-  auto entry = find_kernel(c.op, info_.backend, c.buffers.front().type, c.variant);
+  auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(info_.spec() + ": dispatch");
   if ((*entry)->cuda == nullptr)
     return make_error(errc::internal,

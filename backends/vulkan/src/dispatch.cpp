@@ -135,7 +135,7 @@ std::size_t device::dot_partials(std::size_t n, element_type t) const {
 expected<void> device::prepare(std::span<const step> steps) {
   for (const auto& st : steps) {
     if (st.op == op::call) {  // a user kernel: its pipeline, built at its first call
-      auto entry = find_kernel(st.call->op, p_.info.backend, st.call->buffers.front().type, st.call->variant);
+      auto entry = kernel_for(*st.call);
       if (!entry) return std::move(entry).error().prepend(where("dispatch"));
       if (auto u = user_pipeline_for(**entry); !u) return std::move(u).error();
       continue;
@@ -308,7 +308,7 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
 // at bindings 0..n-1, the extent and scalars as push constants, and
 // ceil(extent / local_size_x) workgroups.
 expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
-  auto entry = find_kernel(c.op, p_.info.backend, c.buffers.front().type, c.variant);
+  auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(where("dispatch"));
   auto u = user_pipeline_for(**entry);
   if (!u) return std::move(u).error();

@@ -18,8 +18,14 @@ ROSTER_INLINE std::string known_backends() {
 
 ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, const acquire_options& options) {
   if (d == nullptr || !options.wrap) return d;
-  if (!d->caps().native_grid_sync || options.force_split || (options.use_tuning && prefer_split_for(d->adapter())))
+  if (options.use_tuning) d->use_kernel_choices(kernel_choices_for(d->adapter()));
+  if (!d->caps().native_grid_sync || options.force_split) {
     d = std::make_unique<grid_sync_split<device>>(std::move(d));
+  } else if (options.use_tuning) {
+    // Per program shape: only the shapes a record measured faster cut.
+    if (auto shapes = split_shapes_for(d->adapter()); !shapes.empty())
+      d = std::make_unique<grid_sync_split<device>>(std::move(d), std::move(shapes));
+  }
   return d;
 }
 

@@ -4,6 +4,7 @@
 #include <roster/backend.hpp>
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
+#include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
 
 #include <algorithm>
@@ -137,13 +138,40 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
   return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
 }
 
+ROSTER_INLINE expected<const kernel_entry*> device::kernel_for(const kernel_call& c) const {
+  const std::string_view backend = adapter().backend;
+  const element_type type = c.buffers.front().type;
+  if (!c.variant.empty() || kernel_choices_.empty()) return find_kernel(c.op, backend, type, c.variant);
+  // A recorded winner for this op, type and size class; the extent comes from
+  // the signature, which every variant of one op and type shares.
+  const auto entries = kernels_of(c.op);
+  const kernel_entry* any = nullptr;
+  for (const auto* e : entries)
+    if (e->type == type) any = e;
+  if (any != nullptr) {
+    const std::uint32_t cls = size_class(call_extent(*any, c));
+    for (const auto& k : kernel_choices_) {
+      if (k.op != c.op || k.type != type || k.size_class != cls) continue;
+      auto won = find_kernel(c.op, backend, type, k.variant);
+      if (detail::trace_on())
+        detail::trace(adapter().spec() + ": kernel '" + c.op + "' " + std::string(to_string(type)) +
+                      " size class 2^" + std::to_string(cls) + ": " +
+                      (won ? "variant '" + k.variant + "' by record"
+                           : "recorded variant '" + k.variant + "' is not registered; the default runs"));
+      if (won) return won;
+      break;
+    }
+  }
+  return find_kernel(c.op, backend, type);
+}
+
 ROSTER_INLINE expected<void> device::check_program(const program& p) const {
   if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
   const device_caps c = caps();
   for (const auto& s : p.steps()) {
     if (s.op == op::call) {
       // A user kernel: this device's backend must have it (the router's rule).
-      auto k = find_kernel(s.call->op, adapter().backend, s.call->buffers.front().type, s.call->variant);
+      auto k = kernel_for(*s.call);
       if (!k) return std::move(k).error().prepend(adapter().spec() + ": dispatch");
       for (const auto& b : s.call->buffers) {
         if (auto ok = check_buffer(b, "dispatch"); !ok) return ok;

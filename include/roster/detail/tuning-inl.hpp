@@ -105,6 +105,44 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
       }
       out += "}";
     }
+    if (!r.sync_shapes.empty()) {
+      out += ",\n     \"grid_sync_shapes\": [";
+      bool first_shape = true;
+      for (const auto& g : r.sync_shapes) {
+        out += first_shape ? "\n       {\"shape\": " : ",\n       {\"shape\": ";
+        first_shape = false;
+        json_quote(out, g.shape);
+        for (const auto& [key, value] : {std::pair{", \"native_ns\": ", g.native_ns},
+                                         {", \"split_ns\": ", g.split_ns}, {", \"spread\": ", g.spread}}) {
+          out += key;
+          json_number(out, value);
+        }
+        out += "}";
+      }
+      out += "]";
+    }
+    if (!r.kernels.empty()) {
+      out += ",\n     \"kernels\": [";
+      bool first_kernel = true;
+      for (const auto& k : r.kernels) {
+        out += first_kernel ? "\n       {\"op\": " : ",\n       {\"op\": ";
+        first_kernel = false;
+        json_quote(out, k.op);
+        out += ", \"type\": ";
+        json_quote(out, to_string(k.type));
+        out += ", \"size_class\": " + std::to_string(k.size_class) + ", \"variant\": ";
+        json_quote(out, k.variant);
+        out += ", \"baseline\": ";
+        json_quote(out, k.baseline);
+        for (const auto& [key, value] : {std::pair{", \"variant_ns\": ", k.variant_ns},
+                                         {", \"baseline_ns\": ", k.baseline_ns}, {", \"spread\": ", k.spread}}) {
+          out += key;
+          json_number(out, value);
+        }
+        out += "}";
+      }
+      out += "]";
+    }
     out += "}";
   }
   out += first ? "]\n}\n" : "\n  ]\n}\n";
@@ -112,6 +150,15 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
 }
 
 namespace detail {
+// Reads an optional string field of a JSON object; false when it is not a string.
+inline bool text_field_of(const json_value& o, const char* key, std::string& to) {
+  const json_value* v = o.get(key);
+  if (v == nullptr) return true;
+  if (v->k != json_value::kind::string) return false;
+  to = v->s;
+  return true;
+}
+
 // Parses a tuning file; with salvage, a record that is not valid is skipped
 // instead of failing the whole file (what a corrupt file carries over).
 inline expected<tuning_file> parse_tuning_records(std::string_view text, bool salvage) {
@@ -198,6 +245,42 @@ inline expected<tuning_file> parse_tuning_records(std::string_view text, bool sa
       if (const json_value* v = sync->get("spread"); v != nullptr && v->k == kind::number && v->n >= 0)
         rec.sync_spread = v->n;
     }
+    if (const json_value* shapes = r.get("grid_sync_shapes")) {  // absent in files written before shapes
+      if (shapes->k != kind::array) return detail::corrupt_tuning(where + ": \"grid_sync_shapes\" is not an array");
+      for (const auto& g : shapes->items) {
+        sync_timing t;
+        const json_value* native = g.k == kind::object ? g.get("native_ns") : nullptr;
+        const json_value* split = g.k == kind::object ? g.get("split_ns") : nullptr;
+        if (g.k != kind::object || !text_field_of(g, "shape", t.shape) || t.shape.empty() || native == nullptr ||
+            split == nullptr || native->k != kind::number || split->k != kind::number || !(native->n > 0) ||
+            !(split->n > 0))
+          return detail::corrupt_tuning(where + ": a \"grid_sync_shapes\" entry lacks shape, native_ns or split_ns");
+        t.native_ns = native->n;
+        t.split_ns = split->n;
+        if (const json_value* v = g.get("spread"); v != nullptr && v->k == kind::number && v->n >= 0) t.spread = v->n;
+        rec.sync_shapes.push_back(std::move(t));
+      }
+    }
+    if (const json_value* kernels = r.get("kernels")) {  // absent in files written before variants
+      if (kernels->k != kind::array) return detail::corrupt_tuning(where + ": \"kernels\" is not an array");
+      for (const auto& k : kernels->items) {
+        kernel_choice c;
+        const json_value* type = k.k == kind::object ? k.get("type") : nullptr;
+        const json_value* cls = k.k == kind::object ? k.get("size_class") : nullptr;
+        const bool texts = k.k == kind::object && text_field_of(k, "op", c.op) && !c.op.empty() &&
+                           text_field_of(k, "variant", c.variant) && !c.variant.empty() &&
+                           text_field_of(k, "baseline", c.baseline);
+        if (!texts || type == nullptr || type->k != kind::string || (type->s != "float" && type->s != "double") ||
+            cls == nullptr || cls->k != kind::number || cls->n < 0 || cls->n > 63 || cls->n != std::floor(cls->n))
+          return detail::corrupt_tuning(where + ": a \"kernels\" entry lacks op, type, size_class or variant");
+        c.type = type->s == "float" ? element_type::f32 : element_type::f64;
+        c.size_class = static_cast<std::uint32_t>(cls->n);
+        for (const auto& [key, to] : {std::pair{"variant_ns", &c.variant_ns}, {"baseline_ns", &c.baseline_ns},
+                                      {"spread", &c.spread}})
+          if (const json_value* v = k.get(key); v != nullptr && v->k == kind::number && v->n >= 0) *to = v->n;
+        rec.kernels.push_back(std::move(c));
+      }
+    }
     return rec;
   };
   for (const auto& r : records->items) {
@@ -267,8 +350,32 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
       auto same = std::find_if(merged.records.begin(), merged.records.end(), [&](const tuning_record& x) {
         return x.backend == r.backend && x.device == r.device;
       });
-      if (same != merged.records.end()) *same = r;
-      else merged.records.push_back(r);
+      if (same == merged.records.end()) {
+        merged.records.push_back(r);
+        continue;
+      }
+      tuning_record next = r;
+      if (same->driver_version == r.driver_version) {
+        // Measured under this driver and not measured again: kept.
+        for (const auto& k : same->kernels)
+          if (std::none_of(next.kernels.begin(), next.kernels.end(), [&](const kernel_choice& x) {
+                return x.op == k.op && x.type == k.type && x.size_class == k.size_class;
+              }))
+            next.kernels.push_back(k);
+        for (const auto& g : same->sync_shapes)
+          if (std::none_of(next.sync_shapes.begin(), next.sync_shapes.end(),
+                           [&](const sync_timing& x) { return x.shape == g.shape; }))
+            next.sync_shapes.push_back(g);
+        if (next.figures.empty() && !next.native_sync_ns && !next.split_sync_ns) {
+          next.figures = same->figures;
+          next.elements = same->elements;
+          next.reps = same->reps;
+          next.native_sync_ns = same->native_sync_ns;
+          next.split_sync_ns = same->split_sync_ns;
+          next.sync_spread = same->sync_spread;
+        }
+      }
+      *same = std::move(next);
     }
     return to_json(merged);
   });
@@ -334,6 +441,12 @@ ROSTER_INLINE void reload_tuning() {
   cache.current = nullptr;  // the old snapshot stays alive: spans into it remain valid
 }
 
+ROSTER_INLINE std::span<const kernel_choice> kernel_choices_for(const adapter_info& a) {
+  auto m = detail::find_tuning_traced(current_tuning(), a);
+  if (m.record == nullptr) return {};
+  return m.record->kernels;
+}
+
 ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a) {
   auto m = find_tuning(current_tuning(), a);
   if (m.record == nullptr) return std::nullopt;
@@ -351,6 +464,59 @@ ROSTER_INLINE bool prefer_split_for(const adapter_info& a) {
                        detail::fixed(*m.record->native_sync_ns / 1e3) + " us, split " +
                        detail::fixed(*m.record->split_sync_ns / 1e3) + " us)");
   return *split;
+}
+
+ROSTER_INLINE std::string program_shape(std::span<const step> steps) {
+  std::string out;
+  bool after_sync = true;
+  for (const auto& s : steps) {
+    if (s.op == op::grid_sync) {
+      out += '|';
+      after_sync = true;
+      continue;
+    }
+    if (!after_sync) out += ',';
+    after_sync = false;
+    out += s.op == op::call ? std::string_view(s.call->op) : to_string(s.op);
+  }
+  return out;
+}
+
+ROSTER_INLINE bool has_shape(std::span<const step> steps, std::string_view shape) noexcept {
+  // program_shape(steps) == shape, compared piece by piece: a dispatch asks this.
+  std::size_t at = 0;
+  bool after_sync = true;
+  auto take = [&](std::string_view piece) {
+    if (shape.substr(at, piece.size()) != piece) return false;
+    at += piece.size();
+    return true;
+  };
+  for (const auto& s : steps) {
+    if (s.op == op::grid_sync) {
+      if (!take("|")) return false;
+      after_sync = true;
+      continue;
+    }
+    if (!after_sync && !take(",")) return false;
+    after_sync = false;
+    if (!take(s.op == op::call ? std::string_view(s.call->op) : to_string(s.op))) return false;
+  }
+  return at == shape.size();
+}
+
+ROSTER_INLINE std::vector<std::string> split_shapes_for(const adapter_info& a) {
+  std::vector<std::string> out;
+  if (!a.native_grid_sync) return out;
+  auto m = detail::find_tuning_traced(current_tuning(), a);
+  if (m.record == nullptr) return out;
+  for (const auto& g : m.record->sync_shapes)
+    if (g.split_faster()) out.push_back(g.shape);
+  const bool listed = std::any_of(m.record->sync_shapes.begin(), m.record->sync_shapes.end(),
+                                  [](const sync_timing& g) { return g.shape == "triad|dot"; });
+  if (!listed && m.record->split_faster().value_or(false)) out.emplace_back("triad|dot");
+  for (const auto& shape : out)
+    detail::tuning_trace(a.spec() + ": grid-sync split for programs of shape '" + shape + "', by record");
+  return out;
 }
 
 ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters, std::span<const tuning_record> records) {

@@ -456,7 +456,7 @@ ROSTER_INLINE expected<void> device::run_builtin(std::span<const step> steps) {
 // the pool's run returns when every thread is done, which orders the call
 // with the steps before and after it.
 ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
-  auto entry = find_kernel(c.op, backend::id, c.buffers.front().type, c.variant);
+  auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(adapter_.spec() + ": dispatch");
   if ((*entry)->cpu == nullptr)
     return make_error(errc::internal,
