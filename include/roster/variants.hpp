@@ -24,7 +24,7 @@ namespace roster {
 /// How roster::tune_kernel measures one op.
 struct tune_options {
   std::uint32_t reps = 10;          ///< timed runs per variant, the variants interleaved
-  std::vector<scalar_arg> scalars;  ///< the call's scalars; empty: 0.5 for a float, 1 for an integer
+  std::vector<scalar_arg> scalars{};  ///< the call's scalars; empty: 0.5 for a float, 1 for an integer
   std::size_t extent = 0;           ///< the call's extent; 0: the buffers' length
   /// The reference each variant's result must match, run on the host over the
   /// same inputs on [0, extent); null: the default variant's result.
