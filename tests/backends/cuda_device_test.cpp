@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cuda_gpu.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -21,21 +23,8 @@ using roster::buffer;
 using roster::program;
 using roster::cuda::grid_sync_mode;
 
-bool have_device() {
-  auto list = roster::cuda::backend::enumerate();
-  return list && !list->empty();
-}
 
-#define ROSTER_TEST_NEED_GPU()                                                                             \
-  if (!have_device())                                                                                      \
-  GTEST_SKIP() << "no CUDA device visible (no driver, or CUDA_VISIBLE_DEVICES hides them); these tests run " \
-                  "on a GPU node: scripts/gpu-check"
-
-roster::cuda::device& cuda_of(roster::device& d) {
-  if (auto* split = dynamic_cast<roster::grid_sync_split<roster::device>*>(&d))
-    return dynamic_cast<roster::cuda::device&>(split->inner());
-  return dynamic_cast<roster::cuda::device&>(d);
-}
+using roster_test::cuda_of;
 
 // A host model of a device's buffers, running steps one after another.
 template <class T>

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cuda_gpu.hpp"
+
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -29,15 +31,6 @@ static_assert(std::is_same_v<decltype(roster::cuda::native::stream), cudaStream_
 static_assert(std::is_same_v<decltype(roster::cuda::native::stream), CUstream>);
 static_assert(std::is_same_v<decltype(roster::cuda::native::context), CUcontext>);
 
-bool have_device() {
-  auto list = roster::cuda::backend::enumerate();
-  return list && !list->empty();
-}
-
-#define ROSTER_TEST_NEED_GPU()                                                                             \
-  if (!have_device())                                                                                      \
-  GTEST_SKIP() << "no CUDA device visible (no driver, or CUDA_VISIBLE_DEVICES hides them); these tests run " \
-                  "on a GPU node: scripts/gpu-check"
 
 void expect_fix(const roster::error& e) {
   EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();

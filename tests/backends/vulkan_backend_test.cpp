@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/vulkan_validation.hpp"
+
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
@@ -20,20 +22,6 @@ using roster::op;
 
 // Fails the run when the validation layer reported anything, and checks that
 // it was on when the test environment asked for it.
-class validation_environment : public ::testing::Environment {
- public:
-  void TearDown() override {
-    const auto report = roster::vulkan::validation();
-    const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
-    if (want != nullptr && std::string(want) == "1") {
-      EXPECT_TRUE(report.enabled) << "the validation layer is off";
-    }
-    std::string all;
-    for (const auto& m : report.messages) all += m + "\n";
-    EXPECT_EQ(report.errors, 0u) << all;
-  }
-};
-const auto* const validation_env = ::testing::AddGlobalTestEnvironment(new validation_environment);
 
 std::unique_ptr<roster::device> open_vulkan() {
   auto d = roster::acquire("vulkan:0");

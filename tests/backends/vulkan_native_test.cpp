@@ -14,26 +14,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/vulkan_validation.hpp"
+
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 namespace {
 
-class validation_environment : public ::testing::Environment {
- public:
-  void TearDown() override {
-    const auto report = roster::vulkan::validation();
-    const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
-    if (want != nullptr && std::string(want) == "1") {
-      EXPECT_TRUE(report.enabled) << "the validation layer is off";
-    }
-    std::string all;
-    for (const auto& m : report.messages) all += m + "\n";
-    EXPECT_EQ(report.errors, 0u) << all;
-  }
-};
-const auto* const validation_env = ::testing::AddGlobalTestEnvironment(new validation_environment);
 
 void expect_fix(const roster::error& e) {
   EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();

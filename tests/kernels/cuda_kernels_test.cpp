@@ -8,20 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cuda_gpu.hpp"
+
 #include <string>
 #include <vector>
 
 namespace {
 
-bool have_device() {
-  auto list = roster::cuda::backend::enumerate();
-  return list && !list->empty();
-}
-
-#define ROSTER_TEST_NEED_GPU()                                                                             \
-  if (!have_device())                                                                                      \
-  GTEST_SKIP() << "no CUDA device visible (no driver, or CUDA_VISIBLE_DEVICES hides them); these tests run " \
-                  "on a GPU node: scripts/gpu-check"
 
 // Runs on every host: the nvcc-compiled object registered its entries.
 TEST(CudaKernels, LaunchersCompiledWithNvccAreRegistered) {

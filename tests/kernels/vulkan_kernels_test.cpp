@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/vulkan_validation.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -33,20 +35,6 @@ ROSTER_KERNEL(axpy_f64);
 ROSTER_KERNEL(axpy_f32);
 ROSTER_KERNEL(iota_f32);
 
-class validation_environment : public ::testing::Environment {
- public:
-  void TearDown() override {
-    const auto report = roster::vulkan::validation();
-    const char* want = std::getenv("ROSTER_VULKAN_VALIDATION");
-    if (want != nullptr && std::string(want) == "1") {
-      EXPECT_TRUE(report.enabled) << "the validation layer is off";
-    }
-    std::string all;
-    for (const auto& m : report.messages) all += m + "\n";
-    EXPECT_EQ(report.errors, 0u) << all;
-  }
-};
-const auto* const validation_env = ::testing::AddGlobalTestEnvironment(new validation_environment);
 
 std::unique_ptr<roster::device> open_vulkan() {
   auto d = roster::acquire("vulkan:0");
