@@ -98,6 +98,30 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
 }
 
+// Runs one batch of each way per benchmark iteration, rotating the order,
+// and returns each way's per-round times and the per-round ratios of each way
+// to way 0 (the direct call).
+template <int Ways, class Time>
+struct paired_rounds {
+  std::vector<double> t[Ways];
+  std::vector<double> ratio[Ways];
+  paired_rounds(benchmark::State& state, Time& time) {
+    int round = 0;
+    for (auto _ : state) {
+      double ns[Ways];
+      for (int k = 0; k < Ways; ++k) {
+        const int way = (round + k) % Ways;
+        ns[way] = time(way);
+      }
+      ++round;
+      for (int w = 0; w < Ways; ++w) {
+        t[w].push_back(ns[w]);
+        ratio[w].push_back(ns[w] / ns[0]);
+      }
+    }
+  }
+};
+
 // Paired: each iteration runs one batch of each way, in rotating order, so
 // drift in the machine (frequency, neighbours) hits all ways alike; the
 // counters are the medians of the per-round ratios to the direct batch.
@@ -137,28 +161,14 @@ void BM_paired(benchmark::State& state) {
     }
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / batch;
   };
-  constexpr int ways = 4;
-  std::vector<double> t[ways], static_ratio, inventory_ratio, floor_ratio;
-  int round = 0;
-  for (auto _ : state) {
-    double ns[ways];
-    for (int k = 0; k < ways; ++k) {
-      const int way = (round + k) % ways;
-      ns[way] = time(way);
-    }
-    ++round;
-    for (int w = 0; w < ways; ++w) t[w].push_back(ns[w]);
-    static_ratio.push_back(ns[1] / ns[0]);
-    inventory_ratio.push_back(ns[2] / ns[0]);
-    floor_ratio.push_back(ns[3] / ns[0]);
-  }
-  state.counters["direct_ns"] = median(t[0]);
-  state.counters["static_ns"] = median(t[1]);
-  state.counters["inventory_ns"] = median(t[2]);
-  state.counters["floor_ns"] = median(t[3]);
-  state.counters["static_vs_direct_pct"] = (median(static_ratio) - 1) * 100;
-  state.counters["inventory_vs_direct_pct"] = (median(inventory_ratio) - 1) * 100;
-  state.counters["floor_vs_direct_pct"] = (median(floor_ratio) - 1) * 100;
+  const paired_rounds<4, decltype(time)> r(state, time);
+  state.counters["direct_ns"] = median(r.t[0]);
+  state.counters["static_ns"] = median(r.t[1]);
+  state.counters["inventory_ns"] = median(r.t[2]);
+  state.counters["floor_ns"] = median(r.t[3]);
+  state.counters["static_vs_direct_pct"] = (median(r.ratio[1]) - 1) * 100;
+  state.counters["inventory_vs_direct_pct"] = (median(r.ratio[2]) - 1) * 100;
+  state.counters["floor_vs_direct_pct"] = (median(r.ratio[3]) - 1) * 100;
 }
 
 template <class T>
@@ -213,26 +223,13 @@ void BM_kernel_paired(benchmark::State& state) {
     }
     return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / batch;
   };
-  constexpr int ways = 3;
-  std::vector<double> t[ways], static_ratio, program_ratio;
-  int round = 0;
-  for (auto _ : state) {
-    double ns[ways];
-    for (int k = 0; k < ways; ++k) {
-      const int way = (round + k) % ways;
-      ns[way] = time(way);
-    }
-    ++round;
-    for (int w = 0; w < ways; ++w) t[w].push_back(ns[w]);
-    static_ratio.push_back(ns[1] / ns[0]);
-    program_ratio.push_back(ns[2] / ns[0]);
-  }
+  const paired_rounds<3, decltype(time)> r(state, time);
   if (failed) return state.SkipWithError("a kernel call failed");
-  state.counters["direct_ns"] = median(t[0]);
-  state.counters["static_ns"] = median(t[1]);
-  state.counters["program_ns"] = median(t[2]);
-  state.counters["static_vs_direct_pct"] = (median(static_ratio) - 1) * 100;
-  state.counters["program_vs_direct_pct"] = (median(program_ratio) - 1) * 100;
+  state.counters["direct_ns"] = median(r.t[0]);
+  state.counters["static_ns"] = median(r.t[1]);
+  state.counters["program_ns"] = median(r.t[2]);
+  state.counters["static_vs_direct_pct"] = (median(r.ratio[1]) - 1) * 100;
+  state.counters["program_vs_direct_pct"] = (median(r.ratio[2]) - 1) * 100;
 }
 
 }  // namespace

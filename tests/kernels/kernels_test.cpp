@@ -7,20 +7,15 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_test_kernels.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace {
 
-// y[i] += alpha * x[i]
-template <class T>
-void axpy(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  const T alpha = a.scalar<T>(0);
-  for (std::size_t i = begin; i < end; ++i) y[i] += alpha * x[i];
-}
+using roster_test::axpy;  // y[i] += alpha * x[i]
 // The same result, four at a time: a second variant of one op.
 template <class T>
 void axpy_unrolled(const roster::kernel_args& a, std::size_t begin, std::size_t end) {

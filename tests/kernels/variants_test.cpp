@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_test_kernels.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -15,22 +17,10 @@
 
 namespace {
 
-// y[i] = 2 * x[i], two correct variants and one deliberately wrong one.
-template <class T>
-void twice(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  for (std::size_t i = begin; i < end; ++i) y[i] = 2 * x[i];
-}
-template <class T>
-void twice_by_add(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  for (std::size_t i = begin; i < end; ++i) y[i] = x[i] + x[i];
-}
-// Wrong, and fast: it writes nothing, so it would win any timing.
-template <class T>
-void twice_wrong_for_tests(const roster::kernel_args&, std::size_t, std::size_t) {}
+using roster_test::twice;
+using roster_test::twice_by_add;
+using roster_test::twice_wrong_for_tests;
+
 ROSTER_CPU_KERNEL("twice", "plain", roster::default_variant, twice, roster::write<roster::elem>,
                   roster::read<roster::elem>);
 ROSTER_CPU_KERNEL("twice", "by_add", roster::other_variant, twice_by_add, roster::write<roster::elem>,

@@ -6,18 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_test_kernels.hpp"
+
 #include <cstdint>
 #include <vector>
 
 namespace {
 
-template <class T>
-void axpy(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  const T alpha = a.scalar<T>(0);
-  for (std::size_t i = begin; i < end; ++i) y[i] += alpha * x[i];
-}
+using roster_test::axpy;  // y[i] += alpha * x[i]
 // A second variant: y = alpha * x + y + 1, so a test sees which one ran.
 template <class T>
 void axpy_plus_one(const roster::kernel_args& a, std::size_t begin, std::size_t end) {

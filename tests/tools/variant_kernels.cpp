@@ -3,25 +3,11 @@
 // timing, checking and recording of kernel variants.
 #include <roster/kernels.hpp>
 
-namespace {
+#include "../support/cpu_test_kernels.hpp"
 
-template <class T>
-void twice(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  for (std::size_t i = begin; i < end; ++i) y[i] = 2 * x[i];
-}
-template <class T>
-void twice_by_add(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
-  T* y = a.data<T>(0);
-  const T* x = a.data<const T>(1);
-  for (std::size_t i = begin; i < end; ++i) y[i] = x[i] + x[i];
-}
-// Wrong and fast: it writes nothing.
-template <class T>
-void twice_wrong_for_tests(const roster::kernel_args&, std::size_t, std::size_t) {}
-
-}  // namespace
+using roster_test::twice;
+using roster_test::twice_by_add;
+using roster_test::twice_wrong_for_tests;
 
 ROSTER_CPU_KERNEL("bench_twice", "plain", roster::default_variant, twice, roster::write<roster::elem>,
                   roster::read<roster::elem>);
