@@ -1,6 +1,7 @@
 // The CPU backend's own behaviour: thread count and its errors, the adapter's
 // identity, aligned memory, native grid sync, and dot's stated accuracy.
 #include <roster/backends/cpu.hpp>
+#include <roster/backends/cpu/detail/pool.hpp>
 #include <roster/roster.hpp>
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include <limits>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -314,6 +316,58 @@ TEST(cpu_device, dispatch_from_several_threads_is_serialised) {
     });
   for (auto& u : users) u.join();
   for (int t = 0; t < 4; ++t) EXPECT_EQ(ok[t], 1) << "thread " << t;
+}
+
+// ---- the pool's waits ------------------------------------------------------
+
+// Busy-waits (never sleeps) for d of wall time.
+void busy_for(std::chrono::microseconds d) {
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) roster::cpu::detail::cpu_relax();
+}
+
+// A job whose thread 1 works 2 ms while thread 0 (the caller) returns at
+// once: the caller waits about 2 ms for the worker every time.
+void uneven_job(roster::cpu::detail::cpu_pool& pool) {
+  auto job = [](unsigned t) noexcept {
+    if (t == 1) busy_for(std::chrono::microseconds(2000));
+  };
+  pool.run_each(job);
+}
+
+TEST(cpu_pool, waits_spin_across_a_long_job_instead_of_sleeping) {
+  if (!roster::cpu::detail::cpu_threads_fit(2)) GTEST_SKIP() << "needs 2 CPUs in the affinity mask";
+  roster::cpu::detail::cpu_pool pool(2);
+  uneven_job(pool);  // the first job sets the spin budget
+  EXPECT_GE(pool.spin_budget_ns(), 2 * 2'000'000);
+  const std::uint64_t before = pool.sleeps();
+  for (int k = 0; k < 10; ++k) uneven_job(pool);
+  // The short spin alone (4000 pauses, well under 2 ms) sleeps in every job;
+  // the budget from the last job keeps the caller spinning. A descheduled
+  // worker on a loaded machine may still cost a sleep now and then.
+  EXPECT_LE(pool.sleeps() - before, 3u);
+}
+
+TEST(cpu_pool, spin_budget_is_capped) {
+  roster::cpu::detail::cpu_pool pool(1 + (roster::cpu::detail::cpu_threads_fit(2) ? 1 : 0));
+  if (pool.size() < 2) GTEST_SKIP() << "needs 2 CPUs in the affinity mask";
+  auto job = [](unsigned t) noexcept {
+    if (t == 0) busy_for(std::chrono::microseconds(12000));
+  };
+  pool.run_each(job);
+  EXPECT_EQ(pool.spin_budget_ns(), roster::cpu::detail::cpu_spin_cap_ns);
+}
+
+TEST(cpu_pool, more_threads_than_cpus_sleep_at_once) {
+  cpu_set_t set;
+  ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+  const unsigned cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  roster::cpu::detail::cpu_pool pool(cpus + 1);
+  EXPECT_FALSE(roster::cpu::detail::cpu_threads_fit(cpus + 1));
+  uneven_job(pool);
+  uneven_job(pool);
+  // Oversubscribed: a spinning thread would take a core another one needs.
+  EXPECT_EQ(pool.spin_budget_ns(), 0);
 }
 
 }  // namespace
