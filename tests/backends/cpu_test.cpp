@@ -1,6 +1,7 @@
 // The CPU backend's own behaviour: thread count and its errors, the adapter's
 // identity, aligned memory, native grid sync, and dot's stated accuracy.
 #include <roster/backends/cpu.hpp>
+#include <roster/backends/cpu/detail/kernels.hpp>
 #include <roster/backends/cpu/detail/pool.hpp>
 #include <roster/roster.hpp>
 
@@ -265,6 +266,71 @@ void streaming_matches_plain() {
 }
 TEST(cpu_device, streaming_stores_match_plain_float) { streaming_matches_plain<float>(); }
 TEST(cpu_device, streaming_stores_match_plain_double) { streaming_matches_plain<double>(); }
+
+// The AVX2 copy of the plain loops gives the baseline loops' bits, op by op
+// and fused, on odd sizes.
+template <class T>
+void wide_matches_baseline() {
+  auto wide = roster::cpu::device::open(3);
+  auto base = roster::cpu::device::open(3);
+  ASSERT_TRUE(wide && base);
+  for (auto* d : {wide->get(), base->get()}) d->set_streaming_threshold(std::size_t{1} << 62);
+  EXPECT_FALSE((*base)->set_wide_loops(false));
+  if (!(*wide)->wide_loops()) GTEST_SKIP() << "this build or CPU has no AVX2 copy of the loops";
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> dist(-1, 1);
+  for (std::size_t n : {1, 3, 17, 2047, 4096 + 5, 100003}) {
+    std::vector<T> ha(n), hb(n), hc(n);
+    for (auto* v : {&ha, &hb, &hc})
+      for (auto& x : *v) x = static_cast<T>(dist(rng));
+    std::vector<std::vector<T>> results[2];
+    int k = 0;
+    for (auto* d : {wide->get(), base->get()}) {
+      auto a = *d->template allocate<T>(n), b = *d->template allocate<T>(n), c = *d->template allocate<T>(n);
+      auto r = *d->template allocate<T>(1);
+      ASSERT_TRUE(d->upload(a, std::span<const T>(ha)));
+      ASSERT_TRUE(d->upload(b, std::span<const T>(hb)));
+      ASSERT_TRUE(d->upload(c, std::span<const T>(hc)));
+      std::vector<roster::program> ps(8);
+      ps[0].copy(c, a);
+      ps[1].mul(b, c, 0.75);
+      ps[2].add(c, a, b);
+      ps[3].triad(a, b, c, 1.25);
+      ps[4].nstream(a, b, c, 0.5);
+      ps[5].dot(r, a, b);
+      ps[6].fill(b, -2.5);
+      ps[7].copy(c, a).mul(b, c, 0.3).add(c, a, b).triad(a, b, c, 0.7).dot(r, a, c);  // one fused pass
+      for (const auto& p : ps) {
+        ASSERT_TRUE(d->dispatch(p));
+        const roster::buffer& target = p.steps().back().out;
+        std::vector<T> out(target.size);
+        ASSERT_TRUE(d->download(target, std::span<T>(out)));
+        results[k].push_back(out);
+      }
+      ++k;
+    }
+    for (std::size_t p = 0; p < results[0].size(); ++p)
+      for (std::size_t i = 0; i < results[0][p].size(); ++i)
+        ASSERT_EQ(results[0][p][i], results[1][p][i]) << "program " << p << " n = " << n << " i = " << i;
+  }
+}
+TEST(cpu_device, wide_loops_match_baseline_float) { wide_matches_baseline<float>(); }
+TEST(cpu_device, wide_loops_match_baseline_double) { wide_matches_baseline<double>(); }
+
+TEST(cpu_device, wide_loops_are_on_where_the_cpu_has_avx2) {
+  auto d = roster::cpu::device::open(1);
+  ASSERT_TRUE(d);
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__)
+  // A baseline x86-64 build carries the AVX2 copy and runs it where it can.
+  EXPECT_TRUE(roster::cpu::detail::cpu_has_wide_clone);
+  EXPECT_EQ((*d)->wide_loops(), __builtin_cpu_supports("avx2") != 0);
+#else
+  EXPECT_FALSE((*d)->wide_loops());  // one copy: the compiler's flags chose its width
+#endif
+  EXPECT_FALSE((*d)->set_wide_loops(false));
+  EXPECT_FALSE((*d)->wide_loops());
+  EXPECT_EQ((*d)->set_wide_loops(true), roster::cpu::detail::cpu_wide_loops_available());
+}
 
 TEST(cpu_device, streaming_threshold_defaults_to_the_last_level_cache) {
   auto d = roster::cpu::backend::open(0);

@@ -95,6 +95,12 @@ class ROSTER_API device final : public roster::device {
   ROSTER_INLINE void set_streaming_threshold(std::size_t bytes) noexcept;
   /// Returns the bytes above which stores bypass the cache.
   [[nodiscard]] ROSTER_INLINE std::size_t streaming_threshold() const noexcept;
+  /// Whether the plain (cached) loops run their AVX2 copy: on by default
+  /// where the build targets the x86-64 baseline and the CPU has AVX2.
+  [[nodiscard]] ROSTER_INLINE bool wide_loops() const noexcept;
+  /// Turns the AVX2 copy on or off; returns whether it is now on (never
+  /// where the build or the CPU lacks it). Both give the same bits.
+  ROSTER_INLINE bool set_wide_loops(bool on) noexcept;
   /// Returns the address of a live buffer's memory, or null.
   [[nodiscard]] ROSTER_INLINE const void* address(const buffer& b) const noexcept;
 
@@ -166,6 +172,7 @@ class ROSTER_API device final : public roster::device {
   std::vector<memory> memory_;   // by slot; a slot is never reused, so a released handle stays invalid
   std::vector<double> partials_;  // dot partial sums, one cache line per thread and dot step
   std::size_t streaming_threshold_ = 0;
+  bool wide_loops_ = false;
 };
 
 template <class F>

@@ -80,9 +80,32 @@ struct cpu_step {
   std::size_t partial;  // dot: index of its partial sums
 };
 
+// The plain (cached) loop of one step over [lo, lo + n).
+template <class T>
+ROSTER_CPU_LOOP void cpu_run_plain(const cpu_step<T>& s, std::size_t lo, std::size_t n, double* partials,
+                                   std::size_t stride, unsigned t) noexcept {
+  switch (s.kind) {
+    case op::fill: cpu_fill(s.out + lo, s.scalar, n); break;
+    case op::copy: cpu_copy(s.out + lo, s.in1 + lo, n); break;
+    case op::mul: cpu_mul(s.out + lo, s.in1 + lo, s.scalar, n); break;
+    case op::add: cpu_add(s.out + lo, s.in1 + lo, s.in2 + lo, n); break;
+    case op::triad: cpu_triad(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
+    case op::nstream: cpu_nstream(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
+    case op::dot: partials[s.partial * stride + t] += cpu_dot(s.in1 + lo, s.in2 + lo, n); break;
+    case op::grid_sync: case op::call: break;  // never in a fused plan
+  }
+}
+
+// The same loops compiled for AVX2 (see cpu_has_wide_clone).
+template <class T>
+ROSTER_CPU_WIDE void cpu_run_plain_wide(const cpu_step<T>& s, std::size_t lo, std::size_t n, double* partials,
+                                        std::size_t stride, unsigned t) noexcept {
+  cpu_run_plain(s, lo, n, partials, stride, t);
+}
+
 template <class T>
 inline void cpu_run_step(const cpu_step<T>& s, std::size_t lo, std::size_t hi, double* partials,
-                         std::size_t stride, unsigned t, bool streaming = false) noexcept {
+                         std::size_t stride, unsigned t, bool streaming = false, bool wide = false) noexcept {
   if (hi > s.n) hi = s.n;
   if (lo >= hi) return;
   const std::size_t n = hi - lo;
@@ -96,16 +119,8 @@ inline void cpu_run_step(const cpu_step<T>& s, std::size_t lo, std::size_t hi, d
       default: break;  // nstream reads its output; dot stores one value
     }
   }
-  switch (s.kind) {
-    case op::fill: cpu_fill(s.out + lo, s.scalar, n); break;
-    case op::copy: cpu_copy(s.out + lo, s.in1 + lo, n); break;
-    case op::mul: cpu_mul(s.out + lo, s.in1 + lo, s.scalar, n); break;
-    case op::add: cpu_add(s.out + lo, s.in1 + lo, s.in2 + lo, n); break;
-    case op::triad: cpu_triad(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
-    case op::nstream: cpu_nstream(s.out + lo, s.in1 + lo, s.in2 + lo, s.scalar, n); break;
-    case op::dot: partials[s.partial * stride + t] += cpu_dot(s.in1 + lo, s.in2 + lo, n); break;
-    case op::grid_sync: case op::call: break;  // never in a fused plan
-  }
+  if (wide) cpu_run_plain_wide(s, lo, n, partials, stride, t);
+  else cpu_run_plain(s, lo, n, partials, stride, t);
 }
 
 template <class T>
@@ -124,6 +139,7 @@ struct cpu_plan {
   std::size_t stride = 0;  // doubles between two dot steps' partials (threads, padded)
   detail::cpu_barrier* barrier = nullptr;
   unsigned threads = 1;
+  bool wide = false;  // run the AVX2 copy of the plain loops
 
   void operator()(unsigned t) noexcept {
     for (std::size_t g = 0; g < segments.size(); ++g) {
@@ -134,13 +150,14 @@ struct cpu_plan {
       if (seg.count == 1) {
         // One step: the thread's whole range in one call.
         cpu_run_step(*first, b0 * cpu::block_elements, b1 * cpu::block_elements, partials, stride, t,
-                     seg.streaming);
+                     seg.streaming, wide);
         if (seg.streaming) cpu_stream_fence();  // streaming stores are visible before the barrier
       } else {
         // Fused: each block goes through every step while it is in cache.
         for (std::size_t b = b0; b < b1; ++b)
           for (std::size_t k = 0; k < seg.count; ++k)
-            cpu_run_step(first[k], b * cpu::block_elements, (b + 1) * cpu::block_elements, partials, stride, t);
+            cpu_run_step(first[k], b * cpu::block_elements, (b + 1) * cpu::block_elements, partials, stride, t,
+                         false, wide);
       }
       if (seg.dots > 0) {
         barrier->arrive_and_wait();
@@ -221,7 +238,7 @@ ROSTER_INLINE adapter_info host_adapter(unsigned threads) {
 }
 
 ROSTER_INLINE device::device(unsigned threads, adapter_info info)
-    : adapter_(std::move(info)), pool_(threads) {
+    : adapter_(std::move(info)), pool_(threads), wide_loops_(detail::cpu_wide_loops_available()) {
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   streaming_threshold_ = llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20;
 }
@@ -234,6 +251,17 @@ ROSTER_INLINE void device::set_streaming_threshold(std::size_t bytes) noexcept {
 ROSTER_INLINE std::size_t device::streaming_threshold() const noexcept {
   std::lock_guard lock(mutex_);
   return streaming_threshold_;
+}
+
+ROSTER_INLINE bool device::set_wide_loops(bool on) noexcept {
+  std::lock_guard lock(mutex_);
+  wide_loops_ = on && detail::cpu_wide_loops_available();
+  return wide_loops_;
+}
+
+ROSTER_INLINE bool device::wide_loops() const noexcept {
+  std::lock_guard lock(mutex_);
+  return wide_loops_;
 }
 
 ROSTER_INLINE device::~device() {
@@ -402,6 +430,7 @@ expected<void> device::run(std::span<const step> steps) {
   const unsigned threads = pool_.size();
   plan.threads = threads;
   plan.barrier = &pool_.barrier();
+  plan.wide = wide_loops_;
   plan.steps.reserve(steps.size());
   std::size_t dots = 0;
   detail::cpu_segment<T> seg;
