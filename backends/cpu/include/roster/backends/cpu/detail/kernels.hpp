@@ -112,7 +112,7 @@ ROSTER_CPU_LOOP double cpu_dot(const T* __restrict a, const T* __restrict b, std
 // Plain loads and stores move the same bytes either way, but on a large
 // Xeon the 32-byte loop keeps more misses in flight per core: 2^25-double
 // add went from 120 to 138 GB/s on a 32-core Sapphire Rapids guest
-// (bench/results/h200x2-2026-11-30c). No FMA: the AVX2 copy rounds triad,
+// (bench/results/h200-2026-11-30c). No FMA: the AVX2 copy rounds triad,
 // nstream and dot exactly as the baseline does, so both give the same bits.
 // A build that already targets AVX2 (-march=native) has one copy.
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__)
