@@ -230,10 +230,15 @@ void stencil_tuned(benchmark::State& state, const std::string& backend, std::uin
     roster::tune_options o;
     o.scalars = {roster::scalar_arg(nx), roster::scalar_arg(nx)};
     o.reference = &jacobi_points<double>;
+    o.reps = 30;  // more than the default 10: a spread over 30 runs is less at the mercy of one preemption
     auto t = roster::tune_kernel(**dev, "jacobi", roster::element_type::f64, n, o);
     if (!t) return state.SkipWithError(t.error().message().c_str());
     if (!t->refused().empty()) return state.SkipWithError(t->refused().front().message().c_str());
-    for (const auto& v : t->variants) variants.push_back(v.variant);
+    for (const auto& v : t->variants) {
+      variants.push_back(v.variant);
+      state.counters["tune_" + v.variant + "_us"] = v.median_ns / 1e3;
+      state.counters["tune_" + v.variant + "_spread_pct"] = v.spread * 100;
+    }
     choice = t->choice;
     auto path = roster::tuning_path();
     if (!path) return state.SkipWithError(path.error().message().c_str());
