@@ -8,7 +8,8 @@
 //   device pointers; on the CPU the same function on the device's own pool
 //   (roster::cpu::native::run_on_threads) over the same parts of the grid.
 //   Paired rounds, the order alternating, so drift hits both; GB/s counts
-//   2 x 8 bytes per point for both.
+//   2 x 8 bytes per point for both. A last step each way from the same grid
+//   must write the same values.
 // - stencil_tuned: roster::tune_kernel times the variants (each result checked
 //   against the CPU reference) and the winner is recorded in a tuning file in
 //   a temporary folder (XDG_CACHE_HOME, never the user's); then, in rotating
@@ -209,6 +210,14 @@ void stencil_paired(benchmark::State& state, const std::string& backend, const s
     t[1 - first].push_back(way(1 - first));
   }
   if (failed) return state.SkipWithError("a step failed");
+  // Like for like: a step from the same grid through roster and by hand
+  // writes the same values.
+  std::vector<double> via_roster(g->points()), by_hand(g->points());
+  if (!d.dispatch(progs.ab) || !d.synchronize() || !d.download(g->b, std::span<double>(via_roster)) ||
+      !d.dispatch(roster::program().fill(g->b, -1.0)) || !(*hand)(true) || !d.synchronize() ||
+      !d.download(g->b, std::span<double>(by_hand)))
+    return state.SkipWithError("the check step failed");
+  if (via_roster != by_hand) return state.SkipWithError("the step through roster and the step by hand differ");
   state.counters["roster_GBps"] = g->bytes_per_step() / median(t[0]);
   state.counters["hand_GBps"] = g->bytes_per_step() / median(t[1]);
   state.counters["roster_ns"] = median(t[0]);
