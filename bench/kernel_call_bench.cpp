@@ -4,13 +4,18 @@
 //   against the built-in fill of the same size and the function called directly;
 // - CUDA (when built and a device opens): a user kernel dispatched through
 //   roster, against the same launcher called directly on the same stream,
-//   at 16 elements (host time per dispatch) and at 2^24 (bandwidth).
+//   at 16 elements (host time per dispatch) and at 2^24 (bandwidth); and
+//   the same two paired (cuda_paired): per round a batch through roster and a
+//   batch of the launcher called directly, the order alternating, so drift
+//   hits both. scripts/bench-check judges cuda_paired (bench/targets.json).
 #include <roster/backends/cpu.hpp>
 #include <roster/kernels.hpp>
 #include <roster/roster.hpp>
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <vector>
 
@@ -121,6 +126,74 @@ void cuda_scale_roster(benchmark::State& state) { cuda_scale(state, true); }
 void cuda_scale_direct(benchmark::State& state) { cuda_scale(state, false); }
 BENCHMARK(cuda_scale_roster)->Arg(16)->Arg(1 << 24)->UseRealTime();
 BENCHMARK(cuda_scale_direct)->Arg(16)->Arg(1 << 24)->UseRealTime();
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : (v[(v.size() - 1) / 2] + v[v.size() / 2]) / 2;
+}
+
+// Paired rounds of y = 2 x, one batch through roster (dispatch of a program
+// holding the call) and one batch of the same launcher called on roster's
+// stream with the same device pointers, the order alternating per round.
+// Up to 2^16 elements the timed part is the host time of the batch's calls
+// only (the GPU's work is waited for after the clock stops): the counter
+// added_ns is the median over rounds of what each dispatch adds. Above, the
+// timed part includes the synchronize: roster_ns and direct_ns are the wall
+// time per call, and the GB/s counters count 2 x 8 bytes per element for both.
+void cuda_paired(benchmark::State& state) {
+  auto dev = roster::acquire("cuda:0");
+  if (!dev) return state.SkipWithError(("no CUDA device: " + dev.error().message()).c_str());
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const bool host_only = n <= 65536;
+  const int batch = host_only ? 64 : 4;
+  auto x = (*dev)->allocate<double>(n), y = (*dev)->allocate<double>(n);
+  if (!x || !y) return state.SkipWithError("allocation failed");
+  if (!(*dev)->dispatch(roster::program().fill(*x, 1.0)) || !(*dev)->synchronize())
+    return state.SkipWithError("fill failed");
+  roster::program p;
+  p.call("bench_scale", {*y, *x}, {2.0});
+  auto handles = roster::native<roster::cuda::native>(**dev);
+  auto px = roster::native_buffer<roster::cuda::native>(**dev, *x);
+  auto py = roster::native_buffer<roster::cuda::native>(**dev, *y);
+  if (!handles || !px || !py) return state.SkipWithError("no native handles");
+  const roster::kernel_buffer bufs[2] = {{py->pointer, n, roster::element_type::f64},
+                                         {px->pointer, n, roster::element_type::f64}};
+  const roster::scalar_arg s(2.0);
+  const roster::kernel_args args{bufs, {&s, 1}, n};
+  bool failed = false;
+  auto time = [&](bool through) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < batch; ++i) {
+      if (through) failed |= !(*dev)->dispatch(p);
+      else kernel_bench_scale_launch(args, handles->stream);
+    }
+    if (!host_only) failed |= !(*dev)->synchronize();
+    const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / batch;
+    if (host_only) failed |= !(*dev)->synchronize();  // outside the timed part
+    return ns;
+  };
+  (void)time(true), (void)time(false);  // warm-up: the first dispatch, the launcher's first launch
+  std::vector<double> through, direct, added;
+  int round = 0;
+  for (auto _ : state) {
+    double t[2];
+    const bool first = round++ % 2 == 0;
+    t[first ? 0 : 1] = time(first);
+    t[first ? 1 : 0] = time(!first);
+    through.push_back(first ? t[0] : t[1]);
+    direct.push_back(first ? t[1] : t[0]);
+    added.push_back(through.back() - direct.back());
+  }
+  if (failed) return state.SkipWithError("a dispatch or synchronize failed");
+  const double bytes = 2.0 * sizeof(double) * static_cast<double>(n);
+  state.counters["roster_ns"] = median(through);
+  state.counters["direct_ns"] = median(direct);
+  state.counters["added_ns"] = median(added);
+  state.counters["roster_GBps"] = bytes / median(through);
+  state.counters["direct_GBps"] = bytes / median(direct);
+}
+BENCHMARK(cuda_paired)->Arg(16)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(cuda_paired)->Arg(1 << 24)->Iterations(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
 #endif
 
 }  // namespace
