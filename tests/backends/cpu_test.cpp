@@ -12,6 +12,7 @@
 
 #include <limits>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -401,17 +402,36 @@ void uneven_job(roster::cpu::detail::cpu_pool& pool) {
   pool.run_each(job);
 }
 
-TEST(cpu_pool, waits_spin_across_a_long_job_instead_of_sleeping) {
+TEST(cpu_pool, the_budget_is_twice_the_last_job) {
   if (!roster::cpu::detail::cpu_threads_fit(2)) GTEST_SKIP() << "needs 2 CPUs in the affinity mask";
   roster::cpu::detail::cpu_pool pool(2);
-  uneven_job(pool);  // the first job sets the spin budget
+  EXPECT_EQ(pool.spin_budget_ns(), 0);  // no job yet: the short spin only
+  uneven_job(pool);                     // takes at least 2 ms
   EXPECT_GE(pool.spin_budget_ns(), 2 * 2'000'000);
-  const std::uint64_t before = pool.sleeps();
-  for (int k = 0; k < 10; ++k) uneven_job(pool);
-  // The short spin alone (4000 pauses, well under 2 ms) sleeps in every job;
-  // the budget from the last job keeps the caller spinning. A descheduled
-  // worker on a loaded machine may still cost a sleep now and then.
-  EXPECT_LE(pool.sleeps() - before, 3u);
+  EXPECT_LE(pool.spin_budget_ns(), roster::cpu::detail::cpu_spin_cap_ns);
+}
+
+// Counts the futex sleeps of one wait that another thread ends after 20 ms.
+std::uint64_t sleeps_of_a_20ms_wait(std::int64_t budget_ns) {
+  std::atomic<std::uint32_t> word{0};
+  std::atomic<std::int64_t> budget{budget_ns};
+  std::atomic<std::uint64_t> sleeps{0};
+  std::thread waker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    word.store(1, std::memory_order_release);
+    word.notify_all();
+  });
+  roster::cpu::detail::cpu_wait_while_equal(word, 0, {&budget, &sleeps});
+  waker.join();
+  EXPECT_EQ(word.load(), 1u);
+  return sleeps.load();
+}
+
+TEST(cpu_pool, a_wait_spins_through_its_budget_before_it_sleeps) {
+  // A budget longer than the wait: it ends while the thread still spins.
+  EXPECT_EQ(sleeps_of_a_20ms_wait(2'000'000'000), 0u);
+  // No budget: 4000 pauses, far less than 20 ms, then the futex.
+  EXPECT_GE(sleeps_of_a_20ms_wait(0), 1u);
 }
 
 TEST(cpu_pool, spin_budget_is_capped) {
