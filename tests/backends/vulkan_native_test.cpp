@@ -316,8 +316,9 @@ TEST(vulkan_native, synchronize_waits_for_a_user_submission) {
 // validation layer's synchronization validation across submissions
 // (tests/support/vulkan_validation.hpp turns it on) sees it. Each test below
 // fails with a SYNC-HAZARD message when the barrier it covers is removed:
-// the one submit() puts before the user's command buffer (native.cpp), and
-// the one every roster command buffer begins with (dispatch.cpp).
+// the one submit() puts before the user's command buffer (native.cpp), the
+// one every roster program begins with (dispatch.cpp), and the one every
+// roster transfer begins with (device.cpp).
 
 // The validation layer's SYNC-HAZARD messages after the first `from`.
 std::vector<std::string> sync_hazards(std::size_t from) {
@@ -421,6 +422,41 @@ TEST(vulkan_native_sync, a_user_write_through_submit_then_a_roster_read_has_no_s
   std::vector<float> zs(c.n);
   ASSERT_TRUE(c.d->download<float>(*c.z, zs));
   check_exact(zs, [](std::size_t i) { return 2.0f * static_cast<float>(i) + static_cast<float>(i % 7); }, "z");
+}
+
+// The user's shader writes y and roster downloads it (a read after the
+// shader's write); again, and roster uploads into x, which the shader read (a
+// write after a read); no host wait in between. The barrier each roster
+// transfer begins with (device.cpp) orders both, or the layer reports a
+// hazard. (Each transfer waits for its own fence, which orders everything
+// before it: hence one user submission before each.)
+TEST(vulkan_native_sync, a_user_shader_through_submit_then_roster_transfers_have_no_sync_hazard) {
+  ROSTER_TEST_NEEDS_VALIDATION();
+  sync_case c;
+  ASSERT_NO_FATAL_FAILURE(c.open());
+  user_shader user(c.h);
+  ASSERT_NO_FATAL_FAILURE(user.load());
+  VkCommandBuffer first = VK_NULL_HANDLE, second = VK_NULL_HANDLE;
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hx, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, first));
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hx, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, second));
+  const std::size_t from = roster::vulkan::validation().messages.size();
+
+  auto ok = c.h.submit(first);  // y = 0 + i + i % 7
+  EXPECT_TRUE(ok) << ok.error().message();
+  std::vector<float> ys(c.n);
+  auto down = c.d->download<float>(*c.y, ys);
+  EXPECT_TRUE(down) << down.error().message();
+  check_exact(ys, [](std::size_t i) { return static_cast<float>(i) + static_cast<float>(i % 7); }, "y");
+
+  ok = c.h.submit(second);  // y = 4 (i + i % 7)
+  EXPECT_TRUE(ok) << ok.error().message();
+  const std::vector<float> ones(c.n, 1.0f);
+  auto up = c.d->upload<float>(*c.x, ones);
+  EXPECT_TRUE(up) << up.error().message();
+  const auto hazards = sync_hazards(from);
+  EXPECT_TRUE(hazards.empty()) << joined(hazards);
+  ASSERT_TRUE(c.d->download<float>(*c.y, ys));
+  check_exact(ys, [](std::size_t i) { return 4.0f * (static_cast<float>(i) + static_cast<float>(i % 7)); }, "y");
 }
 
 // Runs in a child process (its messages would fail this one's end check):
