@@ -17,6 +17,7 @@
 #include "../support/vulkan_validation.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -307,6 +308,188 @@ TEST(vulkan_native, synchronize_waits_for_a_user_submission) {
   std::vector<float> ys(n);
   ASSERT_TRUE(d->download<float>(*y, ys));
   check_exact(ys, [](std::size_t i) { return 7.0f + static_cast<float>(i % 7); }, "y");
+}
+
+// --- Synchronization validation across submissions ---------------------------
+// lavapipe runs submissions in order, so a missing barrier between roster's
+// work and a user's command buffer gives right results there; only the
+// validation layer's synchronization validation across submissions
+// (tests/support/vulkan_validation.hpp turns it on) sees it. Each test below
+// fails with a SYNC-HAZARD message when the barrier it covers is removed:
+// the one submit() puts before the user's command buffer (native.cpp), the
+// one every roster program begins with (dispatch.cpp), and the one every
+// roster transfer begins with (device.cpp).
+
+// The validation layer's SYNC-HAZARD messages after the first `from`.
+std::vector<std::string> sync_hazards(std::size_t from) {
+  const auto report = roster::vulkan::validation();
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < report.messages.size(); ++i)
+    if (report.messages[i].find("SYNC-HAZARD") != std::string::npos) out.push_back(report.messages[i]);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  return all;
+}
+
+#define ROSTER_TEST_NEEDS_VALIDATION()                                                                  \
+  if (!roster::vulkan::validation().enabled)                                                            \
+  GTEST_SKIP() << "the validation layer is off (ROSTER_VULKAN_VALIDATION=1 and the Khronos layer turn it " \
+                  "on): without it nothing here can see a missing barrier"
+
+// The buffers and the user's pipeline the tests below share: x[i] = i, y = 0
+// written by roster and complete (synchronize()) before each test's own steps.
+struct sync_case {
+  static constexpr std::size_t n = 4099;
+  std::unique_ptr<roster::device> d;
+  std::optional<roster::buffer> x, y, z;
+  roster::vulkan::native h;
+  roster::vulkan::native::buffer hx, hy, hz;
+
+  void open() {
+    d = open_vulkan();
+    ASSERT_TRUE(d);
+    auto bx = d->allocate<float>(n), by = d->allocate<float>(n), bz = d->allocate<float>(n);
+    ASSERT_TRUE(bx && by && bz);
+    x = *bx, y = *by, z = *bz;
+    std::vector<float> xs(n);
+    for (std::size_t i = 0; i < n; ++i) xs[i] = static_cast<float>(i);
+    ASSERT_TRUE(d->upload<float>(*x, xs));
+    roster::program zero;
+    zero.fill(*y, 0.0).fill(*z, 0.0);
+    ASSERT_TRUE(d->dispatch(zero));
+    ASSERT_TRUE(d->synchronize());
+    auto nh = roster::native<roster::vulkan::native>(*d);
+    auto nx = roster::native_buffer<roster::vulkan::native>(*d, *x);
+    auto ny = roster::native_buffer<roster::vulkan::native>(*d, *y);
+    auto nz = roster::native_buffer<roster::vulkan::native>(*d, *z);
+    ASSERT_TRUE(nh && nx && ny && nz);
+    h = *nh, hx = *nx, hy = *ny, hz = *nz;
+  }
+};
+
+// roster's program writes z; the user's shader, submitted right after with
+// no host wait, reads z (as its x) and writes y: without submit()'s barrier
+// the layer reports a read-after-write hazard.
+TEST(vulkan_native_sync, a_roster_write_then_a_user_read_through_submit_has_no_sync_hazard) {
+  ROSTER_TEST_NEEDS_VALIDATION();
+  sync_case c;
+  ASSERT_NO_FATAL_FAILURE(c.open());
+  user_shader user(c.h);
+  ASSERT_NO_FATAL_FAILURE(user.load());
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hz, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, cmd));
+  const std::size_t from = roster::vulkan::validation().messages.size();
+
+  roster::program write;
+  write.mul(*c.z, *c.x, 2.0);  // z = 2i
+  ASSERT_TRUE(c.d->dispatch(write));
+  auto ok = c.h.submit(cmd);  // y = 3 * 0 + 2i + i % 7
+  EXPECT_TRUE(ok) << ok.error().message();
+  EXPECT_TRUE(c.d->synchronize());
+  const auto hazards = sync_hazards(from);
+  EXPECT_TRUE(hazards.empty()) << joined(hazards);
+  std::vector<float> ys(c.n);
+  ASSERT_TRUE(c.d->download<float>(*c.y, ys));
+  check_exact(ys, [](std::size_t i) { return 2.0f * static_cast<float>(i) + static_cast<float>(i % 7); }, "y");
+}
+
+// The user's shader writes y; roster's next program, dispatched with no host
+// wait, reads it: without the barrier roster's command buffers begin with
+// the layer reports a read-after-write hazard at roster's submission.
+TEST(vulkan_native_sync, a_user_write_through_submit_then_a_roster_read_has_no_sync_hazard) {
+  ROSTER_TEST_NEEDS_VALIDATION();
+  sync_case c;
+  ASSERT_NO_FATAL_FAILURE(c.open());
+  user_shader user(c.h);
+  ASSERT_NO_FATAL_FAILURE(user.load());
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hx, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, cmd));
+  const std::size_t from = roster::vulkan::validation().messages.size();
+
+  auto ok = c.h.submit(cmd);  // y = 0 + i + i % 7; roster's earlier work is complete
+  EXPECT_TRUE(ok) << ok.error().message();
+  roster::program read;
+  read.add(*c.z, *c.y, *c.x);  // z = 2i + i % 7
+  auto ran = c.d->dispatch(read);
+  EXPECT_TRUE(ran) << ran.error().message();
+  EXPECT_TRUE(c.d->synchronize());
+  const auto hazards = sync_hazards(from);
+  EXPECT_TRUE(hazards.empty()) << joined(hazards);
+  std::vector<float> zs(c.n);
+  ASSERT_TRUE(c.d->download<float>(*c.z, zs));
+  check_exact(zs, [](std::size_t i) { return 2.0f * static_cast<float>(i) + static_cast<float>(i % 7); }, "z");
+}
+
+// The user's shader writes y and roster downloads it (a read after the
+// shader's write); again, and roster uploads into x, which the shader read (a
+// write after a read); no host wait in between. The barrier each roster
+// transfer begins with (device.cpp) orders both, or the layer reports a
+// hazard. (Each transfer waits for its own fence, which orders everything
+// before it: hence one user submission before each.)
+TEST(vulkan_native_sync, a_user_shader_through_submit_then_roster_transfers_have_no_sync_hazard) {
+  ROSTER_TEST_NEEDS_VALIDATION();
+  sync_case c;
+  ASSERT_NO_FATAL_FAILURE(c.open());
+  user_shader user(c.h);
+  ASSERT_NO_FATAL_FAILURE(user.load());
+  VkCommandBuffer first = VK_NULL_HANDLE, second = VK_NULL_HANDLE;
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hx, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, first));
+  ASSERT_NO_FATAL_FAILURE(user.record(c.hx, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, second));
+  const std::size_t from = roster::vulkan::validation().messages.size();
+
+  auto ok = c.h.submit(first);  // y = 0 + i + i % 7
+  EXPECT_TRUE(ok) << ok.error().message();
+  std::vector<float> ys(c.n);
+  auto down = c.d->download<float>(*c.y, ys);
+  EXPECT_TRUE(down) << down.error().message();
+  check_exact(ys, [](std::size_t i) { return static_cast<float>(i) + static_cast<float>(i % 7); }, "y");
+
+  ok = c.h.submit(second);  // y = 4 (i + i % 7)
+  EXPECT_TRUE(ok) << ok.error().message();
+  const std::vector<float> ones(c.n, 1.0f);
+  auto up = c.d->upload<float>(*c.x, ones);
+  EXPECT_TRUE(up) << up.error().message();
+  const auto hazards = sync_hazards(from);
+  EXPECT_TRUE(hazards.empty()) << joined(hazards);
+  ASSERT_TRUE(c.d->download<float>(*c.y, ys));
+  check_exact(ys, [](std::size_t i) { return 4.0f * (static_cast<float>(i) + static_cast<float>(i % 7)); }, "y");
+}
+
+// Runs in a child process (its messages would fail this one's end check):
+// the same roster write and user read as above, the user's command buffer
+// submitted by hand with no barrier of its own. Exits 0 when the layer
+// reported a hazard.
+void submit_by_hand_without_a_barrier() {
+  sync_case c;
+  c.open();
+  user_shader user(c.h);
+  user.load();
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  user.record(c.hz, c.hy, static_cast<std::uint32_t>(c.n), false, VK_NULL_HANDLE, cmd);
+  roster::program write;
+  write.mul(*c.z, *c.x, 2.0);
+  if (!c.d->dispatch(write)) std::_Exit(2);
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  {
+    auto lock = c.h.lock_queue();
+    if (user.vkQueueSubmit(c.h.queue, 1, &si, VK_NULL_HANDLE) != VK_SUCCESS) std::_Exit(3);
+  }
+  (void)c.d->synchronize();  // fails: it reports the layer's message
+  std::_Exit(sync_hazards(0).empty() ? 1 : 0);
+}
+
+// The control that makes the two tests above mean something: the layer, as
+// these tests set it up, does see a barrier missing between submissions.
+TEST(vulkan_native_sync, the_layer_reports_a_missing_barrier_between_submissions) {
+  ROSTER_TEST_NEEDS_VALIDATION();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts afresh: no Vulkan state forked
+  EXPECT_EXIT(submit_by_hand_without_a_barrier(), ::testing::ExitedWithCode(0), "SYNC-HAZARD-");
 }
 
 TEST(vulkan_native, a_null_command_buffer_is_an_error_with_a_fix) {

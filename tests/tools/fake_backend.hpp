@@ -4,10 +4,14 @@
 // enumerates one adapter but never opens.
 
 #include <roster/backend.hpp>
+#include <roster/tuning.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <thread>
 #include <vector>
 
 namespace tools_test {
@@ -36,6 +40,14 @@ class fake_device final : public roster::device {
   roster::device_caps caps() const noexcept override { return {info_.native_grid_sync, true, roster::op_set::all()}; }
   roster::expected<void> synchronize() override { return {}; }
   roster::expected<void> dispatch_steps(std::span<const roster::step> steps) override {
+    // Time set by the test: TOOLFAKE_DISPATCH_US for every dispatch, and 8 ms
+    // more for a program of shape TOOLFAKE_SLOW_NATIVE run in one launch (its
+    // pieces, cut by the grid-sync split, are other shapes), so the bench's
+    // native-or-split choice per shape is known in advance.
+    if (const char* us = std::getenv("TOOLFAKE_DISPATCH_US"))
+      std::this_thread::sleep_for(std::chrono::microseconds(std::atoi(us)));
+    if (const char* slow = std::getenv("TOOLFAKE_SLOW_NATIVE"); slow != nullptr && roster::has_shape(steps, slow))
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));
     for (const auto& s : steps) {
       if (s.op == roster::op::grid_sync) continue;
       auto& o = mem_[s.out.slot];
@@ -56,6 +68,13 @@ class fake_device final : public roster::device {
         default: break;
       }
     }
+    // TOOLFAKE_WRONG_IN_ONE_LAUNCH: a program with a grid_sync run in one
+    // launch leaves its last result off by one (fast but wrong); one-op
+    // programs and the split's pieces stay right.
+    const bool synced = std::any_of(steps.begin(), steps.end(),
+                                    [](const roster::step& s) { return s.op == roster::op::grid_sync; });
+    if (synced && std::getenv("TOOLFAKE_WRONG_IN_ONE_LAUNCH") != nullptr && !mem_[steps.back().out.slot].empty())
+      mem_[steps.back().out.slot][0] += 1.0;
     return {};
   }
 

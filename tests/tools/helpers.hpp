@@ -82,6 +82,36 @@ inline run_result run(const std::vector<std::string>& argv,
   return r;
 }
 
+/// Runs roster-info with a private cache and no selector or trace from the caller.
+inline run_result info(const std::string& exe, std::vector<std::string> args, const std::string& cache,
+                       std::map<std::string, std::optional<std::string>> env = {}) {
+  args.insert(args.begin(), exe);
+  env.emplace("XDG_CACHE_HOME", cache);
+  env.emplace("ROSTER_DEVICE_SELECTOR", std::nullopt);
+  env.emplace("ROSTER_TRACE", std::nullopt);
+  env.emplace("ROSTER_DEVICE", std::nullopt);
+  env.emplace("ROSTER_REQUIRE", std::nullopt);
+  env.emplace("CUDA_VISIBLE_DEVICES", std::nullopt);
+  return run(args, env);
+}
+
+/// Returns whether a table row (two spaces, then the pattern) is in the text.
+inline bool has_row(const std::string& text, const std::string& pattern) {
+  return std::regex_search(text, std::regex("(^|\n)  " + pattern + "\\s*(\n|$)"));
+}
+
+/// Returns where a line starting with `start` begins, or npos.
+inline std::size_t find_line(const std::string& text, const std::string& start) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto nl = text.find('\n', at);
+    if (nl == std::string::npos) nl = text.size();
+    if (text.compare(at, start.size(), start) == 0) return at;
+    at = nl + 1;
+  }
+  return std::string::npos;
+}
+
 /// Checks a JSON value against a JSON Schema, for the keywords roster-info's
 /// schema uses: type, enum, required, properties, additionalProperties (false),
 /// items, minItems, minimum, minLength, pattern, oneOf, $ref to #/$defs/NAME.

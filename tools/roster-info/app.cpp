@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -50,6 +51,33 @@ std::optional<std::uint64_t> parse_count(std::string text) {
 }
 
 }  // namespace
+
+expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape) {
+  const std::string fix =
+      "write the bench's ops (copy, mul, add, triad, dot) joined by ',' within one launch and '|' where the program "
+      "syncs the grid, e.g. --shape \"copy|dot\" or --shape \"copy,mul|dot\"";
+  auto refuse = [&](const std::string& why) -> expected<std::vector<std::vector<op>>> {
+    return make_error(errc::invalid_argument, "'" + std::string(shape) + "' is not a grid-sync program shape: " + why,
+                      fix);
+  };
+  std::vector<std::vector<op>> pieces(1);
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t end = shape.find_first_of(",|", at);
+    const std::string_view name = shape.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (name.empty()) return refuse("an op is missing before or after a ',' or '|'");
+    const op* found = std::find_if(std::begin(bench_ops), std::end(bench_ops),
+                                   [&](op x) { return to_string(x) == name; });
+    if (found == std::end(bench_ops))
+      return refuse("unknown op '" + std::string(name) + "' (the bench's ops: copy, mul, add, triad, dot)");
+    pieces.back().push_back(*found);
+    if (end == std::string_view::npos) break;
+    if (shape[end] == '|') pieces.emplace_back();
+    at = end + 1;
+  }
+  if (pieces.size() < 2) return refuse("it has no '|' (grid_sync), so native and split would run it alike");
+  return pieces;
+}
 
 bool stdout_written(std::string_view what) {
   errno = 0;
@@ -105,6 +133,13 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--svg", bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
       ->type_name("FILE");
   bench_cmd->add_flag("--no-save", no_save, "Do not write tuning records");
+  std::vector<std::string> shapes;
+  bench_cmd->add_option("--shape", shapes,
+                        "Time programs of this shape in one launch and cut at their grid_syncs, and record which is "
+                        "faster for that shape: ops (copy, mul, add, triad, dot) joined by ',' within a launch and "
+                        "'|' for a grid_sync, e.g. \"copy|dot\" (repeatable; default \"triad|dot\")")
+      ->type_name("SHAPE")
+      ->allow_extra_args(false);
   bool no_kernels = false;
   bench_cmd->add_flag("--no-kernels", no_kernels,
                       "Do not time the variants of registered kernels (each op with more than one variant on an "
@@ -136,6 +171,17 @@ int main(int argc, char** argv) {
       return usage_error;
     }
     bench.size = *n;
+    if (!shapes.empty()) {
+      bench.shapes.clear();
+      for (const auto& shape : shapes) {
+        if (auto ok = parse_bench_shape(shape); !ok) {
+          print_error("roster-info bench: --shape " + shape, ok.error());
+          return usage_error;
+        }
+        if (std::find(bench.shapes.begin(), bench.shapes.end(), shape) == bench.shapes.end())
+          bench.shapes.push_back(shape);
+      }
+    }
     bench.save = !no_save;
     bench.kernels = !no_kernels;
     bench.progress = ::isatty(STDOUT_FILENO) == 1;

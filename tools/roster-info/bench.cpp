@@ -22,10 +22,10 @@ namespace roster::info {
 
 namespace {
 
-constexpr op bench_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
-constexpr element_type bench_types[] = {element_type::f32, element_type::f64};
-// Units of progress per adapter: every op on both types, plus the sync comparison.
-constexpr std::size_t units_per_adapter = std::size(bench_ops) * std::size(bench_types) + 1;
+// Units of progress per adapter: every op on both types, plus one per grid-sync shape.
+std::size_t units_per_adapter(const bench_options& o) {
+  return std::size(bench_ops) * std::size(bench_types) + o.shapes.size();
+}
 constexpr double scalar = 0.4;
 
 struct progress {
@@ -90,9 +90,15 @@ struct reference {
   }
 };
 
-// Checks the output of op x against the reference value; a wrong element is
-// an error naming it, so a fast but wrong kernel is never recorded.
-expected<void> verify(device& d, const buffer& out, op x, element_type type, double want) {
+struct wrong_element {
+  std::size_t index = 0;
+  double got = 0.0;
+};
+
+// Returns the first element of out that differs from want beyond what op x
+// may round, or nothing when all hold it.
+expected<std::optional<wrong_element>> first_wrong(device& d, const buffer& out, op x, element_type type,
+                                                   double want) {
   const std::size_t n = out.size;
   std::vector<double> got(n);
   if (type == element_type::f64) {
@@ -107,18 +113,27 @@ expected<void> verify(device& d, const buffer& out, op x, element_type type, dou
   const bool f64 = type == element_type::f64;
   const double tol = x == op::dot ? (f64 ? 1e-9 : 1e-3) : (f64 ? 1e-13 : 1e-6);
   for (std::size_t i = 0; i < n; ++i)
-    if (!(std::fabs(got[i] - want) <= tol * std::fabs(want) + 1e-300))
-      return make_error(errc::device_fault,
-                        fmt::format("{} {} {}: wrong result: element {} of {} is {:.9g}, the reference is {:.9g}; "
-                                    "nothing is recorded for this adapter",
-                                    d.adapter().spec(), to_string(type), to_string(x), i, n, got[i], want),
-                        "the backend's kernel for this op is wrong: run its op tests (meson test --suite backends) "
-                        "and fix the kernel before benchmarking it");
-  return {};
+    if (!(std::fabs(got[i] - want) <= tol * std::fabs(want) + 1e-300)) return wrong_element{i, got[i]};
+  return std::optional<wrong_element>{};
 }
 
-program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const buffer& r) {
-  program p;
+// Checks the output of op x against the reference value; a wrong element is
+// an error naming it, so a fast but wrong kernel is never recorded.
+expected<void> verify(device& d, const buffer& out, op x, element_type type, double want) {
+  auto bad = first_wrong(d, out, x, type, want);
+  if (!bad) return std::move(bad).error();
+  if (!*bad) return {};
+  return make_error(errc::device_fault,
+                    fmt::format("{} {} {}: wrong result: element {} of {} is {:.9g}, the reference is {:.9g}; "
+                                "nothing is recorded for this adapter",
+                                d.adapter().spec(), to_string(type), to_string(x), (*bad)->index, out.size,
+                                (*bad)->got, want),
+                    "the backend's kernel for this op is wrong: run its op tests (meson test --suite backends) "
+                    "and fix the kernel before benchmarking it");
+}
+
+// Appends op o over the four stream buffers (the roles reference::apply gives them).
+void append_op(program& p, op o, const buffer& a, const buffer& b, const buffer& c, const buffer& r) {
   switch (o) {
     case op::copy: p.copy(c, a); break;
     case op::mul: p.mul(b, c, scalar); break;
@@ -126,6 +141,11 @@ program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const bu
     case op::triad: p.triad(a, b, c, scalar); break;
     default: p.dot(r, a, b); break;
   }
+}
+
+program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const buffer& r) {
+  program p;
+  append_op(p, o, a, b, c, r);
   return p;
 }
 
@@ -158,10 +178,14 @@ struct stream_buffers {
       }
       *slot = *x;
     }
+    if (auto ok = refill(); !ok) error = ok.error();
+  }
+  // Sets a, b, c, r to 1, 2, 0, 0: the reference's first values.
+  expected<void> refill() {
     program init;
     init.fill(*a, 1.0).fill(*b, 2.0).fill(*c, 0.0).fill(*r, 0.0);
-    if (auto ok = d.dispatch(init); !ok) error = ok.error();
-    else if (auto s = d.synchronize(); !s) error = s.error();
+    if (auto ok = d.dispatch(init); !ok) return ok;
+    return d.synchronize();
   }
   ~stream_buffers() {
     for (auto* x : {&a, &b, &c, &r})
@@ -169,11 +193,45 @@ struct stream_buffers {
   }
   stream_buffers(const stream_buffers&) = delete;
   stream_buffers& operator=(const stream_buffers&) = delete;
-  // The program that compares native and split grid sync: a dot after a barrier.
-  program sync_program() const {
+  // The program of a grid-sync shape (parse_bench_shape): its pieces with a
+  // grid_sync between each two; "triad|dot" is triad; grid_sync; dot.
+  program shape_program(const std::vector<std::vector<op>>& pieces) const {
     program q;
-    q.triad(*a, *b, *c, scalar).grid_sync().dot(*r, *a, *b);
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if (i > 0) q.grid_sync();
+      for (op x : pieces[i]) append_op(q, x, *a, *b, *c, *r);
+    }
     return q;
+  }
+  // Runs a shape's program once from the first values and checks every
+  // buffer against the reference, so a fast but wrong run is never recorded.
+  // `wrong` says whether an error is a wrong result (rather than a failed call).
+  expected<void> check_shape(const std::vector<std::vector<op>>& pieces, const program& p, element_type type,
+                             std::string_view shape, std::string_view how, bool& wrong) {
+    if (auto ok = refill(); !ok) return ok;
+    if (auto ok = d.dispatch(p); !ok) return ok;
+    if (auto ok = d.synchronize(); !ok) return ok;
+    reference ref;
+    bool dot = false;
+    for (const auto& piece : pieces)
+      for (op x : piece) ref.apply(x, a->size), dot = dot || x == op::dot;
+    const std::pair<const char*, std::pair<const buffer*, double>> outs[] = {
+        {"a", {&*a, ref.a}}, {"b", {&*b, ref.b}}, {"c", {&*c, ref.c}}, {"r", {&*r, ref.r}}};
+    for (const auto& [name, o] : outs) {
+      const bool sum = o.first == &*r && dot;
+      auto bad = first_wrong(d, *o.first, sum ? op::dot : op::triad, type, o.second);
+      if (!bad) return std::move(bad).error();
+      wrong = bad->has_value();
+      if (wrong)
+        return make_error(errc::device_fault,
+                          fmt::format("{} {} grid sync {} ({}): wrong result: element {} of {} ({}) is {:.9g}, the "
+                                      "reference is {:.9g}; this shape's timings are not recorded",
+                                      d.adapter().spec(), to_string(type), shape, how, (*bad)->index,
+                                      o.first->size, name, (*bad)->got, o.second),
+                          "the backend runs this program wrong " + std::string(how == "split" ? "cut at its grid_syncs" : "in one launch") +
+                              ": run its op tests (meson test --suite backends) and fix it before benchmarking it");
+    }
+    return {};
   }
 };
 
@@ -216,6 +274,7 @@ void bench_kernels(device& d, const bench_options& o, bench_result& res) {
 
 void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
   std::size_t units = 0;
+  const std::size_t units_per_adapter = info::units_per_adapter(o);
   // No wrappers: native grid sync where it has it.
   auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
                         acquire_options{.use_tuning = false, .wrap = false});
@@ -227,9 +286,29 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   std::unique_ptr<device> d = std::move(*opened);
   res.info = d->adapter();
   const device_caps caps = d->caps();
-  const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync) && caps.ops.contains(op::dot);
+  const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync);
   const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
-  std::vector<double> native_runs;
+  // The shapes this adapter can run, with their pieces (the command line checked them).
+  struct shape_case {
+    std::vector<std::vector<op>> pieces;
+    std::vector<double> native_runs;
+    std::string note;  // why it has no figures, for the progress line
+  };
+  std::vector<shape_case> cases(o.shapes.size());
+  for (std::size_t i = 0; i < o.shapes.size(); ++i) {
+    res.shapes.emplace_back().shape = o.shapes[i];
+    auto pieces = parse_bench_shape(o.shapes[i]);
+    if (!pieces) {
+      res.errors.push_back(pieces.error());
+      cases[i].note = "not a shape";
+      continue;
+    }
+    cases[i].pieces = std::move(*pieces);
+    for (const auto& piece : cases[i].pieces)
+      for (op x : piece)
+        if (!caps.ops.contains(x)) cases[i].note = fmt::format("{} not supported", to_string(x));
+    if (!compare_sync) cases[i].note = "no native grid sync";
+  }
   for (element_type type : bench_types) {
     const std::string tname(to_string(type));
     auto skip_type = [&](const char* why) {
@@ -279,113 +358,70 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       res.figures.push_back({x, type, gbps});
       bar.step(what, fmt::format("{:.1f} GB/s", gbps));
     }
-    if (compare_sync && type == sync_type) {
-      auto native = time_runs(*d, bufs.sync_program(), o.reps);
-      if (native) native_runs = *native, res.native_sync_ns = median(*native);
-      else res.errors.push_back(native.error());
+    if (type == sync_type) {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (!cases[i].note.empty()) continue;
+        shape_result& sr = res.shapes[i];
+        const program p = bufs.shape_program(cases[i].pieces);
+        auto native = time_runs(*d, p, o.reps);
+        if (!native) {
+          res.errors.push_back(native.error());
+          cases[i].note = "failed";
+        } else if (auto ok = bufs.check_shape(cases[i].pieces, p, type, sr.shape, "native", sr.wrong); !ok) {
+          res.errors.push_back(ok.error());
+          cases[i].note = sr.wrong ? "wrong result" : "failed";
+        } else {
+          cases[i].native_runs = std::move(*native);
+          sr.native_ns = median(cases[i].native_runs);
+        }
+      }
     }
   }
   if (o.kernels) bench_kernels(*d, o, res);
   d.reset();
   // The split on a fresh device: the wrapper tells the device it is cut, which
   // changes how it runs (e.g. a dot's final sum), so it cannot share the native one.
-  if (res.native_sync_ns) {
+  const bool any_native = std::any_of(res.shapes.begin(), res.shapes.end(), [](const shape_result& s) { return s.native_ns.has_value(); });
+  if (any_native) {
     auto split = acquire(res.spec, acquire_options{.force_split = true, .use_tuning = false});
-    if (!split) {
-      res.errors.push_back(split.error());
-    } else {
-      stream_buffers bufs(**split, sync_type, o.size);
-      auto cut = bufs.error ? expected<std::vector<double>>(*bufs.error)
-                            : time_runs(**split, bufs.sync_program(), o.reps);
-      if (cut) {
-        res.split_sync_ns = median(*cut);
-        res.sync_decision = roster::detail::decide(native_runs, *cut);  // split replaces native only beyond the noise
-      } else {
+    std::optional<stream_buffers> bufs;
+    if (!split) res.errors.push_back(split.error());
+    else if (bufs.emplace(**split, sync_type, o.size); bufs->error) res.errors.push_back(*bufs->error);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      shape_result& sr = res.shapes[i];
+      if (!sr.native_ns) continue;
+      if (!split || bufs->error) {
+        cases[i].note = "failed";
+        continue;
+      }
+      const program p = bufs->shape_program(cases[i].pieces);
+      auto cut = time_runs(**split, p, o.reps);
+      if (!cut) {
         res.errors.push_back(cut.error());
+        cases[i].note = "failed";
+      } else if (auto ok = bufs->check_shape(cases[i].pieces, p, sync_type, sr.shape, "split", sr.wrong); !ok) {
+        res.errors.push_back(ok.error());
+        cases[i].note = sr.wrong ? "wrong result" : "failed";
+      } else {
+        sr.split_ns = median(*cut);
+        sr.decision = roster::detail::decide(cases[i].native_runs, *cut);  // split replaces native only beyond the noise
       }
     }
   }
-  ++units;
-  bar.step(fmt::format("{} grid sync", res.spec),
-           res.split_sync_ns ? fmt::format("native {}, split {} ({}; gain {:+.1f}%, spread {:.1f}%)",
-                                           duration_text(*res.native_sync_ns), duration_text(*res.split_sync_ns),
-                                           to_string(sync_type), res.sync_decision.gain * 100,
-                                           res.sync_decision.spread * 100)
-                             : std::string(compare_sync ? "failed" : "no native grid sync"));
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const shape_result& sr = res.shapes[i];
+    ++units;
+    bar.step(fmt::format("{} grid sync {}", res.spec, sr.shape),
+             sr.native_ns && sr.split_ns && !sr.wrong
+                 ? fmt::format("native {}, split {} ({}; gain {:+.1f}%, spread {:.1f}%)", duration_text(*sr.native_ns),
+                               duration_text(*sr.split_ns), to_string(sync_type), sr.decision.gain * 100,
+                               sr.decision.spread * 100)
+                 : (cases[i].note.empty() ? std::string("failed") : cases[i].note));
+  }
   for (; units < units_per_adapter; ++units) bar.step(res.spec, "skipped");
 }
 
 }  // namespace
-
-std::string render_svg(const std::vector<bench_result>& results, const bench_options& o) {
-  // One panel per adapter; in each, a pair of bars (float, double) per op.
-  constexpr int width = 720, panel_h = 232, top = 56, left = 70, right = 20, plot_h = 160;
-  const int height = top + static_cast<int>(std::max<std::size_t>(results.size(), 1)) * panel_h + 8;
-  const char* colours[2] = {"#4e79a7", "#f28e2b"};
-  std::string s = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">roster-info bench: GB/s, median of {3} reps, "
-      "{4} elements</text>\n",
-      width, height, left, o.reps, o.size);
-  for (int k = 0; k < 2; ++k)
-    s += fmt::format("<rect x=\"{}\" y=\"34\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"45\">{}</text>\n",
-                     left + k * 90, colours[k], left + k * 90 + 16, to_string(bench_types[k]));
-  int y0 = top;
-  for (const auto& r : results) {
-    double most = 0;
-    for (const auto& f : r.figures) most = std::max(most, f.gbps);
-    // A round axis maximum: 1, 2 or 5 times a power of ten.
-    double axis = 1;
-    while (axis < most) {
-      if (axis * 2 >= most) { axis *= 2; break; }
-      if (axis * 5 >= most) { axis *= 5; break; }
-      axis *= 10;
-    }
-    const int base = y0 + 30 + plot_h;
-    s += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"14\" font-weight=\"bold\">{} {}</text>\n", left, y0 + 18,
-                     r.spec, r.info.name);
-    for (int g = 0; g <= 4; ++g) {
-      const int y = base - plot_h * g / 4;
-      s += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>"
-                       "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:g}</text>\n",
-                       left, y, width - right, y, left - 6, y + 4, axis * g / 4);
-    }
-    const int slot = (width - left - right) / static_cast<int>(std::size(bench_ops));
-    for (std::size_t i = 0; i < std::size(bench_ops); ++i) {
-      const int x0 = left + static_cast<int>(i) * slot;
-      for (int k = 0; k < 2; ++k) {
-        std::optional<double> v;
-        for (const auto& f : r.figures)
-          if (f.op == bench_ops[i] && f.type == bench_types[k]) v = f.gbps;
-        const int bw = slot / 3, bx = x0 + slot / 6 + k * bw;
-        if (!v) {
-          s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"#999\">n/a</text>\n", bx + bw / 2,
-                           base - 4);
-          continue;
-        }
-        const int h = most > 0 ? static_cast<int>(plot_h * *v / axis + 0.5) : 0;
-        s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} {} {}: {:.1f} "
-                         "GB/s</title></rect>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{:.1f}"
-                         "</text>\n",
-                         bx, base - h, bw - 2, h, colours[k], r.spec, to_string(bench_types[k]),
-                         to_string(bench_ops[i]), *v, bx + bw / 2, base - h - 3, *v);
-      }
-      s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", x0 + slot / 2, base + 16,
-                       to_string(bench_ops[i]));
-    }
-    s += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"black\"/>"
-                     "<line x1=\"{0}\" y1=\"{2}\" x2=\"{3}\" y2=\"{2}\" stroke=\"black\"/>\n"
-                     "<text x=\"16\" y=\"{4}\" transform=\"rotate(-90 16 {4})\" text-anchor=\"middle\">GB/s</text>\n",
-                     left, base - plot_h, base, width - right, base - plot_h / 2);
-    y0 += panel_h;
-  }
-  if (results.empty())
-    s += fmt::format("<text x=\"{}\" y=\"{}\">no adapter measured</text>\n", left, top + 40);
-  s += "</svg>\n";
-  return s;
-}
 
 int run_bench(const bench_options& o) {
   std::vector<target> targets;
@@ -422,7 +458,7 @@ int run_bench(const bench_options& o) {
 
   progress bar;
   bar.bar = o.progress;
-  bar.total = targets.size() * units_per_adapter;
+  bar.total = targets.size() * units_per_adapter(o);
   std::vector<bench_result> results;
   for (const auto& t : targets) {
     bench_result res;
@@ -448,16 +484,20 @@ int run_bench(const bench_options& o) {
       fmt::print("\n");
     }
   }
+  auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
   bool any_sync = false;
-  for (const auto& r : results)
-    if (r.native_sync_ns && r.split_sync_ns) any_sync = true;
+  for (const auto& r : results) any_sync = any_sync || std::any_of(r.shapes.begin(), r.shapes.end(), timed);
   if (any_sync) {
-    fmt::print("\nGrid sync, program triad; grid_sync; dot (median)\n  {:<12} {:>10} {:>10}  {}\n", "adapter",
-               "native", "split", "faster");
+    std::size_t w = 12;
+    for (const auto& shape : o.shapes) w = std::max(w, shape.size());
+    fmt::print("\nGrid sync per program shape, '|' a grid_sync (median; the split replaces native only when faster "
+               "beyond the spread and {:.0f}%)\n  {:<12} {:<{}} {:>10} {:>10}  {}\n",
+               roster::detail::decision_min_gain * 100, "adapter", "shape", w, "native", "split", "faster");
     for (const auto& r : results)
-      if (r.native_sync_ns && r.split_sync_ns)
-        fmt::print("  {:<12} {:>10} {:>10}  {}\n", r.spec, duration_text(*r.native_sync_ns),
-                   duration_text(*r.split_sync_ns), r.sync_decision.change ? "split" : "native");
+      for (const auto& s : r.shapes)
+        if (timed(s))
+          fmt::print("  {:<12} {:<{}} {:>10} {:>10}  {}\n", r.spec, s.shape, w, duration_text(*s.native_ns),
+                     duration_text(*s.split_ns), s.decision.change ? "split" : "native");
   }
   bool any_kernels = false;
   for (const auto& r : results) any_kernels = any_kernels || !r.kernels.empty();
@@ -495,10 +535,14 @@ int run_bench(const bench_options& o) {
       rec.reps = o.reps;
       rec.figures = r.figures;
       for (const auto& k : r.kernels) rec.kernels.push_back(k.choice);
-      if (r.native_sync_ns && r.split_sync_ns) {
-        rec.native_sync_ns = r.native_sync_ns;
-        rec.split_sync_ns = r.split_sync_ns;
-        rec.sync_spread = r.sync_decision.spread;
+      for (const auto& s : r.shapes) {
+        if (!timed(s)) continue;
+        rec.sync_shapes.push_back({s.shape, *s.native_ns, *s.split_ns, s.decision.spread});
+        if (s.shape == default_bench_shape) {  // also where files from before shapes keep it
+          rec.native_sync_ns = s.native_ns;
+          rec.split_sync_ns = s.split_ns;
+          rec.sync_spread = s.decision.spread;
+        }
       }
       records.push_back(std::move(rec));
     }
@@ -520,7 +564,10 @@ int run_bench(const bench_options& o) {
     }
   }
   bool wrong = false;
-  for (const auto& r : results) wrong = wrong || r.wrong || r.wrong_kernel;
+  for (const auto& r : results) {
+    wrong = wrong || r.wrong || r.wrong_kernel;
+    for (const auto& s : r.shapes) wrong = wrong || s.wrong;
+  }
   int status = 0;
   if (!o.svg.empty()) {
     errno = 0;

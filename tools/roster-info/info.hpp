@@ -56,6 +56,7 @@ struct adapter_row {
   std::string selector_reason;         ///< why it was dropped
   std::optional<double> triad_gbps;    ///< from a current tuning record
   bool stale_record = false;           ///< a record exists, but for another driver
+  std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape from a current record
 };
 
 /// One circuit with its role.
@@ -98,6 +99,20 @@ nlohmann::json error_json(const roster::error& e);
 /// Prints an error to stderr as "CONTEXT: WHAT" and "Fix: FIX" lines, from its parts.
 void print_error(std::string_view context, const roster::error& e);
 
+/// The ops and element types the bench times, in the order of its table.
+inline constexpr op bench_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
+inline constexpr element_type bench_types[] = {element_type::f32, element_type::f64};
+
+/// The shape the bench times when none is named: `triad; grid_sync; dot`.
+inline constexpr std::string_view default_bench_shape = "triad|dot";
+
+/// Parses a program shape for the grid-sync comparison (roster::program_shape
+/// form, "copy|dot"): the bench's ops (copy, mul, add, triad, dot) joined by
+/// "," within one launch and "|" for a grid_sync; returns the ops between
+/// grid_syncs. An unknown op, an empty piece or a shape without "|" is an
+/// error (errc::invalid_argument) with a Fix.
+expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape);
+
 /// What `roster-info bench` measures.
 struct bench_options {
   std::vector<std::string> adapters;   ///< specs; empty: every selected adapter
@@ -107,6 +122,16 @@ struct bench_options {
   bool save = true;                    ///< write tuning records
   bool kernels = true;                 ///< time the variants of registered kernels (roster::tune_kernel)
   std::string svg;                     ///< file for the bar chart, or empty
+  std::vector<std::string> shapes{std::string(default_bench_shape)};  ///< program shapes timed native and split
+};
+
+/// One program shape timed in one launch and cut at its grid_syncs.
+struct shape_result {
+  std::string shape;
+  std::optional<double> native_ns;     ///< median in one launch
+  std::optional<double> split_ns;      ///< median cut at the grid_syncs
+  roster::detail::decision decision;   ///< split against native (detail/decision.hpp)
+  bool wrong = false;                  ///< a result differed from the reference: not recorded
 };
 
 /// The figures of one adapter.
@@ -114,12 +139,10 @@ struct bench_result {
   std::string spec;
   adapter_info info;
   std::vector<tuning_figure> figures;
-  std::optional<double> native_sync_ns;
-  std::optional<double> split_sync_ns;
+  std::vector<shape_result> shapes;    ///< each --shape, where the adapter has native grid sync
   std::vector<roster::error> errors;   ///< what could not be measured
   bool wrong = false;                  ///< a result differed from the reference: no record
   bool wrong_kernel = false;           ///< a kernel variant was refused (never chosen; the rest recorded)
-  roster::detail::decision sync_decision;     ///< split against native grid sync (detail/decision.hpp)
   std::vector<kernel_tuning> kernels;  ///< each kernel op with several variants, timed and checked
 };
 

@@ -74,7 +74,17 @@ report gather() {
           if (!verdict.kept) ar.selector_reason = verdict.reason;
         }
         auto m = find_tuning(records, ar.info);
-        if (m.record != nullptr) ar.triad_gbps = m.record->triad_bandwidth();
+        if (m.record != nullptr) {
+          ar.triad_gbps = m.record->triad_bandwidth();
+          ar.sync_shapes = m.record->sync_shapes;
+          // A record from before shapes keeps the bench's triad|dot timings apart.
+          const bool listed = std::any_of(ar.sync_shapes.begin(), ar.sync_shapes.end(), [](const sync_timing& g) {
+            return g.shape == default_bench_shape;
+          });
+          if (!listed && m.record->native_sync_ns && m.record->split_sync_ns)
+            ar.sync_shapes.push_back({std::string(default_bench_shape), *m.record->native_sync_ns,
+                                      *m.record->split_sync_ns, m.record->sync_spread.value_or(0.0)});
+        }
         ar.stale_record = m.record == nullptr && m.stale != nullptr;
         r.adapters.push_back(std::move(ar));
       }
@@ -286,6 +296,22 @@ void print_error(std::string_view context, const roster::error& e) {
   fmt::print(stderr, "{}{}{}\nFix: {}\n", context, context.empty() ? "" : ": ", e.what(), e.fix());
 }
 
+namespace {
+
+// The grid-sync timings of a record, one object per program shape.
+nlohmann::json sync_shapes_json(const std::vector<sync_timing>& shapes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& g : shapes)
+    out.push_back({{"shape", g.shape},
+                   {"native_ns", g.native_ns},
+                   {"split_ns", g.split_ns},
+                   {"spread", g.spread},
+                   {"split_faster", g.split_faster()}});
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json render_json(const report& r) {
   using nlohmann::json;
   json doc;
@@ -330,7 +356,8 @@ nlohmann::json render_json(const report& r) {
                         {"selected", a.selected},
                         {"selector_reason", a.selected ? json(nullptr) : json(a.selector_reason)},
                         {"triad_gbps", a.triad_gbps ? json(*a.triad_gbps) : json(nullptr)},
-                        {"stale_record", a.stale_record}});
+                        {"stale_record", a.stale_record},
+                        {"grid_sync_shapes", sync_shapes_json(a.sync_shapes)}});
   }
   doc["adapters"] = adapters;
   json circuits = json::array();
