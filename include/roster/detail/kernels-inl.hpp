@@ -106,7 +106,14 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
                       "pass the buffers in the order of the signature " +
                           detail::describe_signature(signature_for(c.op, element_type::f64)));
   const element_type type = c.buffers.front().type;
-  const auto sig = signature_for(c.op, type);
+  std::span<const kernel_param> sig;  // signature_for's answer, from the entries already found
+  for (const auto* e : entries)
+    if (e->type == type) {
+      sig = e->signature;
+      break;
+    }
+  if (sig.empty() && is_builtin)
+    sig = type == element_type::f32 ? builtin_signature<float>(builtin_op(c.op)) : builtin_signature<double>(builtin_op(c.op));
   if (sig.empty()) {
     std::string types;
     for (const auto* e : entries) {
