@@ -212,6 +212,22 @@ TEST_F(fixture, rejects_non_finite_scalars) {
   EXPECT_TRUE(roster::validate(fine_in_double));
 }
 
+// validate(program) remembers a valid program; a step added later is checked.
+TEST_F(fixture, a_valid_program_that_gains_a_bad_step_is_refused) {
+  auto shorter = *dev->allocate<double>(99);
+  program p;
+  p.fill(a, 1.0);
+  ASSERT_TRUE(roster::validate(p));
+  ASSERT_TRUE(roster::validate(p));  // remembered
+  program copy = p;
+  p.copy(shorter, a);
+  expect_invalid(p, "call of 'copy': parameter 1 (read double buffer): its length 100 disagrees");
+  EXPECT_TRUE(roster::validate(copy));  // the copy kept its own steps
+  copy.triad(a, shorter, b, 1.0);
+  expect_invalid(copy, "call of 'triad'");
+  EXPECT_TRUE(dev->dispatch(p).error().message().find("disagrees") != std::string::npos);
+}
+
 TEST_F(fixture, rejects_unknown_op) {
   program p;
   roster::step s{static_cast<op>(99), a, {}, {}, 0.0};

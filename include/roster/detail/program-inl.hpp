@@ -51,7 +51,7 @@ struct builtin_signature_table {
   const builtin_signature_table* older = nullptr;
   std::span<const kernel_param> sig[op_count][2];
 };
-inline std::span<const kernel_param> builtin_signature_now(op o, element_type t) {
+inline const builtin_signature_table& builtin_signatures_now() {
   static constinit std::atomic<const builtin_signature_table*> current{nullptr};
   const auto all = inventory<kernel_entry>();
   const builtin_signature_table* table = current.load(std::memory_order_acquire);
@@ -65,7 +65,7 @@ inline std::span<const kernel_param> builtin_signature_now(op o, element_type t)
     while (!current.compare_exchange_weak(table, fresh, std::memory_order_acq_rel)) fresh->older = table;
     table = fresh;
   }
-  return table->sig[static_cast<std::size_t>(o)][t == element_type::f32 ? 0 : 1];
+  return *table;
 }
 }  // namespace detail
 
@@ -81,6 +81,7 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
                           std::to_string(max_program_steps) + " steps");
   bool have_type = false, any_buffer = false;
   element_type type = element_type::f64;
+  const detail::builtin_signature_table* signatures = nullptr;  // fetched at the first built-in step
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const step& s = steps[i];
     if (s.op == op::call) {
@@ -106,7 +107,8 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
     const buffer bufs[3] = {s.out, s.in1, s.in2};
     const scalar_arg scalar(s.scalar);
     const bool has_scalar = s.op == op::fill || s.op == op::mul || s.op == op::triad || s.op == op::nstream;
-    const auto sig = detail::builtin_signature_now(s.op, s.out.type);
+    if (signatures == nullptr) signatures = &detail::builtin_signatures_now();
+    const auto sig = signatures->sig[static_cast<std::size_t>(s.op)][s.out.type == element_type::f32 ? 0 : 1];
     if (auto ok = check_arguments(to_string(s.op), sig, std::span<const buffer>(bufs, static_cast<std::size_t>(nb)),
                                   std::span<const scalar_arg>(&scalar, has_scalar ? 1 : 0));
         !ok)
@@ -123,6 +125,20 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
     return make_error(errc::invalid_argument, "program: the program holds only grid_sync steps",
                       "add at least one step that works on a buffer");
   return {};
+}
+
+ROSTER_INLINE expected<void> validate(const program& p) {
+  const void* token = &detail::builtin_signatures_now();  // a new one whenever the inventory changes
+  const std::size_t n = p.steps().size();
+  if (n != 0 && p.validated_.steps.load(std::memory_order_acquire) == n &&
+      p.validated_.token.load(std::memory_order_acquire) == token)
+    return {};
+  auto ok = validate(p.steps());
+  if (ok) {
+    p.validated_.token.store(token, std::memory_order_release);
+    p.validated_.steps.store(n, std::memory_order_release);
+  }
+  return ok;
 }
 
 ROSTER_INLINE std::vector<std::span<const step>> split_at_grid_sync(std::span<const step> steps) {
