@@ -241,4 +241,33 @@ TEST(VulkanKernels, CallsOfBuiltInOpsGiveTheStepsResults) {
   EXPECT_FALSE(refused.error().fix().empty());
 }
 
+// A call of a built-in op over another element type than the program's
+// built-in steps is not folded into them: it is recorded as its built-in
+// step on its own, in the same submission.
+TEST(VulkanKernels, ABuiltInCallOfAnotherTypeRunsOnItsOwn) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  if (!dev->caps().f64) GTEST_SKIP() << "the adapter has no double support";
+  constexpr std::size_t n = 4099;
+  auto fa = *dev->allocate<float>(n);
+  auto da = *dev->allocate<double>(n), db = *dev->allocate<double>(n), r = *dev->allocate<double>(1);
+  roster::program p;
+  p.fill(fa, 1.0)
+      .call("fill", {db}, {2.0})
+      .call("triad", {da, db, db}, {0.5})  // 2 + 0.5 * 2 = 3
+      .grid_sync()
+      .call("dot", {r, da, db});  // 6 n
+  auto ok = dev->dispatch(p);
+  ASSERT_TRUE(ok) << ok.error().message();
+  ASSERT_TRUE(dev->synchronize());
+  std::vector<double> h(n), hr(1);
+  std::vector<float> hf(n);
+  ASSERT_TRUE(dev->download(da, std::span<double>(h)));
+  ASSERT_TRUE(dev->download(r, std::span<double>(hr)));
+  ASSERT_TRUE(dev->download(fa, std::span<float>(hf)));
+  EXPECT_EQ(h[0], 3.0);
+  EXPECT_EQ(h[n - 1], 3.0);
+  EXPECT_EQ(hf[n - 1], 1.0f);
+  EXPECT_EQ(hr[0], 6.0 * n);
+}
+
 }  // namespace
