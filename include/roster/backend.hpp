@@ -188,7 +188,10 @@ class ROSTER_API device {
 
  private:
   // Validates a program for this device: its steps, ops, buffers and type.
-  [[nodiscard]] ROSTER_INLINE expected<void> check_program(const program& p) const;
+  // With `lowered`, also writes the steps to run: each call whose kernel is a
+  // built-in entry becomes that built-in step (the backend's fused path).
+  [[nodiscard]] ROSTER_INLINE expected<void> check_program(const program& p,
+                                                           std::vector<step>* lowered = nullptr) const;
 
   std::uint64_t id_;
   std::span<const kernel_choice> kernel_choices_{};

@@ -197,6 +197,11 @@ struct kernel_entry {
   cpu_kernel_fn cpu = nullptr;        ///< backend "cpu"
   cuda_launcher_fn cuda = nullptr;    ///< backend "cuda"
   spirv_kernel vulkan{};              ///< backend "vulkan"
+  /// The built-in op this entry stands for; op::call for a user kernel. A
+  /// dispatch maps a call whose entry is a built-in onto the backend's own
+  /// path for that op (fused on the CPU, one launch on CUDA, one submit on
+  /// Vulkan), so a built-in entry needs no entry point of its own.
+  roster::op builtin = roster::op::call;
   /// Returns the inventory key: op, backend, element type, variant.
   [[nodiscard]] constexpr kernel_key key() const noexcept { return {op, backend, type, variant}; }
 };
@@ -302,6 +307,77 @@ program& call(program& p, const kernel_ref<P...>& k, const A&... args) {
   return p.call(k.op, std::span<const buffer>(bufs, nb), std::span<const scalar_arg>(scal, ns), k.options);
 }
 
+/// The variant name of the entries for roster's built-in ops.
+inline constexpr std::string_view builtin_variant = "builtin";
+
+/// Returns the signature of built-in op `o` over T, in the order of the
+/// program member function's arguments (grid_sync: none), e.g. triad:
+/// (write a, read b, read c, scalar s); dot: (write r of any length, read a, read b).
+template <class T>
+  requires is_element_v<T>
+constexpr std::span<const kernel_param> builtin_signature(op o) noexcept {
+  switch (o) {
+    case op::fill: return signature_of<write<T>, scalar<T>>;
+    case op::copy: return signature_of<write<T>, read<T>>;
+    case op::mul: return signature_of<write<T>, read<T>, scalar<T>>;
+    case op::add: return signature_of<write<T>, read<T>, read<T>>;
+    case op::triad: return signature_of<write<T>, read<T>, read<T>, scalar<T>>;
+    case op::nstream: return signature_of<read_write<T>, read<T>, read<T>, scalar<T>>;
+    case op::dot: return signature_of<write<T, length::any>, read<T>, read<T>>;
+    case op::grid_sync: case op::call: break;
+  }
+  return {};
+}
+
+/// Returns the built-in op named `name` ("triad"), or op::call when none is.
+constexpr op builtin_op(std::string_view name) noexcept {
+  for (std::size_t o = 0; o < op_count; ++o)
+    if (to_string(static_cast<op>(o)) == name) return static_cast<op>(o);
+  return op::call;
+}
+
+/// Returns the inventory entry of built-in op `o` over T on `backend`: variant
+/// "builtin", the default, with the op's signature and `fn` as its CPU entry
+/// point (null on backends whose dispatch runs the op on its own path).
+template <class T>
+  requires is_element_v<T>
+constexpr kernel_entry builtin_kernel(op o, std::string_view backend, cpu_kernel_fn fn = nullptr) noexcept {
+  kernel_entry e{};
+  e.op = to_string(o);
+  e.backend = backend;
+  e.variant = builtin_variant;
+  e.is_default = true;
+  e.type = element_of<T>();
+  e.signature = builtin_signature<T>(o);
+  e.cpu = fn;
+  e.builtin = o;
+  return e;
+}
+
+/// Returns the built-in step a call of `entry` runs when the entry stands for
+/// a built-in op and the call covers its buffers whole (no shorter extent);
+/// otherwise a step of op::call (the caller runs the entry point).
+[[nodiscard]] constexpr step builtin_step(const kernel_entry& entry, const kernel_call& c) noexcept {
+  step s{};
+  s.op = op::call;
+  const op o = entry.builtin;
+  if (o == op::call) return s;
+  if (o == op::grid_sync) {
+    s.op = o;
+    return s;
+  }
+  const std::size_t nb = c.buffers.size();
+  if (nb == 0 || nb > 3) return s;
+  const std::size_t whole = o == op::dot ? (nb > 1 ? c.buffers[1].size : 0) : c.buffers[0].size;
+  if (c.extent != 0 && c.extent != whole) return s;
+  s.out = c.buffers[0];
+  if (nb > 1) s.in1 = c.buffers[1];
+  if (nb > 2) s.in2 = c.buffers[2];
+  if (!c.scalars.empty()) s.scalar = c.scalars.front().as<double>();
+  s.op = o;
+  return s;
+}
+
 /// Returns every registered kernel entry of `op` (any backend, type, variant).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const kernel_entry* const> kernels_of(std::string_view op) noexcept;
 
@@ -318,6 +394,23 @@ program& call(program& p, const kernel_ref<P...>& k, const A&... args) {
 /// Checks a call against its op's registered signature: the op exists, the
 /// arity, the element and scalar types, the lengths; returns the extent.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& call);
+
+/// Returns the signature a call of `op` over `type` is checked against: the
+/// first registered entry's (every entry of one op and type shares it, see
+/// check_kernels); for a built-in op with no entry linked, its built-in
+/// signature; empty when the op is unknown.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const kernel_param> signature_for(std::string_view op,
+                                                                                  element_type type) noexcept;
+
+/// Checks the arguments of a call of `op` against `signature` (the arity, the
+/// element and scalar types, the lengths) and returns the extent. check_call
+/// and program validation of built-in steps both end here, so a built-in op
+/// and a user kernel are refused with the same errors.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::size_t> check_arguments(std::string_view op,
+                                                                            std::span<const kernel_param> signature,
+                                                                            std::span<const buffer> buffers,
+                                                                            std::span<const scalar_arg> scalars,
+                                                                            std::size_t extent = 0);
 
 /// Returns the scalars of a call converted to the entry's signature types.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry,
@@ -370,6 +463,38 @@ struct kernel_choice {
 
 /// Registers a constinit roster::kernel_entry; use at namespace scope.
 #define ROSTER_KERNEL(entry) ROSTER_SUBMIT(::roster::kernel_entry, entry)
+
+#define ROSTER_IMPL_BUILTIN_KERNEL(name, backend, o, f32_fn, f64_fn)                                       \
+  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f32) =                              \
+      ::roster::builtin_kernel<float>(o, backend, f32_fn);                                                 \
+  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f64) =                              \
+      ::roster::builtin_kernel<double>(o, backend, f64_fn);                                                \
+  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f32));                                                              \
+  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f64))
+
+/// Registers built-in op `o` (a roster::op) on `backend` for float and double,
+/// variant "builtin", the default, with no entry point: the backend's dispatch
+/// runs it on its own path. A backend's built-in ops are inventory entries
+/// like users' kernels; the router passes over a backend that lacks one.
+#define ROSTER_BUILTIN_KERNEL(backend, o) \
+  ROSTER_IMPL_BUILTIN_KERNEL(ROSTER_IMPL_CAT(roster_builtin_kernel_, __COUNTER__), backend, o, nullptr, nullptr)
+
+/// Registers built-in op `o` on `backend` with CPU entry point template `fn`
+/// (instantiated for float and double).
+#define ROSTER_BUILTIN_CPU_KERNEL(backend, o, fn)                                                \
+  ROSTER_IMPL_BUILTIN_KERNEL(ROSTER_IMPL_CAT(roster_builtin_kernel_, __COUNTER__), backend, o, \
+                             &fn<float>, &fn<double>)
+
+/// Registers all eight built-in ops on `backend` (ROSTER_BUILTIN_KERNEL each).
+#define ROSTER_BUILTIN_KERNELS(backend)                   \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::fill);      \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::copy);      \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::mul);       \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::add);       \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::triad);     \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::nstream);   \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::dot);       \
+  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::grid_sync)
 
 #define ROSTER_IMPL_CPU_KERNEL(name, op, variant, is_default, fn, ...)                                     \
   static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f32) =                              \

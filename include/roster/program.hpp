@@ -4,6 +4,7 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -143,6 +144,25 @@ struct step {
   const kernel_call* call = nullptr;  ///< op::call: the call, owned by the program
 };
 
+namespace detail {
+// What validate(program) last found valid: the step count and the kernel
+// inventory's signatures it checked against (an opaque token). Copied with
+// the program; atomic, so a program dispatched from several threads at once
+// is no data race.
+struct validated_mark {
+  std::atomic<std::size_t> steps{0};
+  std::atomic<const void*> token{nullptr};
+  validated_mark() noexcept = default;
+  validated_mark(const validated_mark& o) noexcept
+      : steps(o.steps.load(std::memory_order_relaxed)), token(o.token.load(std::memory_order_relaxed)) {}
+  validated_mark& operator=(const validated_mark& o) noexcept {
+    steps.store(o.steps.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    token.store(o.token.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    return *this;
+  }
+};
+}  // namespace detail
+
 /// Largest number of steps in one program.
 inline constexpr std::size_t max_program_steps = 1024;
 
@@ -203,7 +223,9 @@ class program {
   [[nodiscard]] bool empty() const noexcept { return steps_.empty(); }
 
  private:
+  friend ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);
   std::vector<step> steps_;
+  mutable detail::validated_mark validated_;
   // The calls' arguments: shared and immutable, so a copied program's steps
   // still point at live calls.
   std::vector<std::shared_ptr<const kernel_call>> calls_;
@@ -224,8 +246,10 @@ constexpr int buffers_of(op o) noexcept {
 /// Checks a program's structure: non-empty, not oversized, buffers present
 /// and of one element type, lengths that agree, finite scalars.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(std::span<const step> steps);
-/// Checks a program's structure (see the span overload).
-[[nodiscard]] inline expected<void> validate(const program& p) { return validate(p.steps()); }
+/// Checks a program's structure (see the span overload). A program found
+/// valid is not checked again until it gains a step or the kernel inventory
+/// changes (a module loaded or unloaded): dispatching it again costs no check.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);
 
 /// Returns the pieces of a program between grid_syncs, none holding a grid_sync
 /// and none empty.

@@ -155,8 +155,8 @@ TEST_F(fixture, dispatch_rejects_altered_handle) {
 
 TEST_F(fixture, rejects_mixed_types) {
   program within;
-  within.copy(a, fa);
-  expect_invalid(within, "mixes float and double");
+  within.copy(a, fa);  // the signature check of the op's inventory entry refuses it, as for a user kernel
+  expect_invalid(within, "parameter 1 (read double buffer): a float buffer was passed");
   program across;
   across.fill(a, 1).fill(fa, 1);
   expect_invalid(across, "mixes float and double");
@@ -165,16 +165,17 @@ TEST_F(fixture, rejects_mixed_types) {
 TEST_F(fixture, rejects_lengths_that_disagree) {
   auto shorter = *dev->allocate<double>(99);
   program copy, add, triad, nstream, dot;
+  // The errors of a user kernel's call: the op's signature from the inventory.
   copy.copy(shorter, a);
-  expect_invalid(copy, "lengths disagree");
+  expect_invalid(copy, "call of 'copy': parameter 1 (read double buffer): its length 100 disagrees with parameter 0's 99");
   add.add(c, a, shorter);
-  expect_invalid(add, "lengths disagree");
+  expect_invalid(add, "call of 'add': parameter 2 (read double buffer): its length 99 disagrees");
   triad.triad(a, shorter, c, 1);
-  expect_invalid(triad, "lengths disagree");
+  expect_invalid(triad, "call of 'triad': parameter 1 (read double buffer): its length 99 disagrees");
   nstream.nstream(a, b, shorter, 1);
-  expect_invalid(nstream, "lengths disagree");
+  expect_invalid(nstream, "call of 'nstream': parameter 2 (read double buffer): its length 99 disagrees");
   dot.dot(r, a, shorter);
-  expect_invalid(dot, "input lengths disagree");
+  expect_invalid(dot, "call of 'dot': parameter 2 (read double buffer): its length 99 disagrees with parameter 1's");
   // Steps of different lengths in one program are fine.
   program mixed;
   mixed.fill(a, 1).fill(shorter, 2);
@@ -186,7 +187,7 @@ TEST_F(fixture, rejects_empty_dot_result) {
   empty_r.size = 0;
   program p;
   p.dot(empty_r, a, b);
-  expect_invalid(p, "result buffer is empty");
+  expect_invalid(p, "call of 'dot': parameter 0 (write double buffer): the buffer is empty");
 }
 
 TEST_F(fixture, rejects_non_finite_scalars) {
@@ -209,6 +210,22 @@ TEST_F(fixture, rejects_non_finite_scalars) {
   program fine_in_double;
   fine_in_double.fill(a, 1e300);
   EXPECT_TRUE(roster::validate(fine_in_double));
+}
+
+// validate(program) remembers a valid program; a step added later is checked.
+TEST_F(fixture, a_valid_program_that_gains_a_bad_step_is_refused) {
+  auto shorter = *dev->allocate<double>(99);
+  program p;
+  p.fill(a, 1.0);
+  ASSERT_TRUE(roster::validate(p));
+  ASSERT_TRUE(roster::validate(p));  // remembered
+  program copy = p;
+  p.copy(shorter, a);
+  expect_invalid(p, "call of 'copy': parameter 1 (read double buffer): its length 100 disagrees");
+  EXPECT_TRUE(roster::validate(copy));  // the copy kept its own steps
+  copy.triad(a, shorter, b, 1.0);
+  expect_invalid(copy, "call of 'triad'");
+  EXPECT_TRUE(dev->dispatch(p).error().message().find("disagrees") != std::string::npos);
 }
 
 TEST_F(fixture, rejects_unknown_op) {

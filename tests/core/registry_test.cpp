@@ -116,6 +116,22 @@ ROSTER_REGISTER_BACKEND(test_registry_backend_nosync);
 ROSTER_REGISTER_BACKEND(test_registry_backend_native);
 ROSTER_SUBMIT(roster::backend_registration, unranked_registration);
 
+// The built-in ops as kernel inventory entries: the router passes over a
+// backend that lacks one. test_registry_backend_lacks_dot's op set names
+// nstream, but it places no nstream entry: the inventory decides.
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::fill);
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::copy);
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::mul);
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::add);
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::triad);
+ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::grid_sync);
+ROSTER_BUILTIN_KERNELS("test_registry_backend_fails_open");
+ROSTER_BUILTIN_KERNELS("test_registry_backend_throws");
+ROSTER_BUILTIN_KERNELS("test_registry_backend_null");
+ROSTER_BUILTIN_KERNELS("test_registry_backend_nosync");
+ROSTER_BUILTIN_KERNELS("test_registry_backend_native");
+ROSTER_BUILTIN_KERNELS("test_registry_backend_unranked");
+
 namespace {
 
 std::vector<std::string> ids() {
@@ -357,6 +373,37 @@ TEST(router, program_without_dot_may_use_the_backend_lacking_dot) {
   auto routed = roster::acquire_preferred(p);
   ASSERT_TRUE(routed);
   EXPECT_EQ(routed->backend, "test_registry_backend_lacks_dot");
+}
+
+TEST(router, passes_over_a_backend_without_the_built_in_kernel_entry) {
+  auto cpu = roster::acquire("cpu");
+  ASSERT_TRUE(cpu);
+  auto a = *(*cpu)->allocate<double>(8), b = *(*cpu)->allocate<double>(8);
+  roster::program p;
+  p.fill(a, 1).nstream(a, b, b, 2.0);  // lacks_dot's op set has nstream; its inventory entries do not
+  auto routed = roster::acquire_preferred(p);
+  ASSERT_TRUE(routed) << routed.error().message();
+  EXPECT_EQ(routed->backend, "cpu");
+  std::string reason;
+  for (const auto& x : routed->passed)
+    if (x.backend == "test_registry_backend_lacks_dot") reason = x.reason;
+  EXPECT_EQ(reason, "has no kernel for 'nstream'");  // the words a missing user kernel gets
+  // By op set alone, before any buffer exists: the same rule.
+  auto by_ops = roster::acquire_preferred(roster::op_set::of({roster::op::nstream}), roster::element_type::f64);
+  ASSERT_TRUE(by_ops) << by_ops.error().message();
+  EXPECT_EQ(by_ops->backend, "cpu");
+  // A call of the built-in op by name is checked the same way.
+  roster::program q;
+  q.call("nstream", {a, b, b}, {2.0});
+  auto routed_call = roster::acquire_preferred(q);
+  ASSERT_TRUE(routed_call) << routed_call.error().message();
+  EXPECT_EQ(routed_call->backend, "cpu");
+  // With only fill, the backend that has its entry is taken.
+  roster::program r;
+  r.call("fill", {a}, {1.0});
+  auto routed_fill = roster::acquire_preferred(r);
+  ASSERT_TRUE(routed_fill) << routed_fill.error().message();
+  EXPECT_EQ(routed_fill->backend, "test_registry_backend_lacks_dot");
 }
 
 TEST(router, invalid_program_is_an_error) {

@@ -10,6 +10,7 @@
 
 #include "../support/cuda_gpu.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,63 @@ TEST(CudaKernels, AFailedLaunchIsAnErrorNamingTheKernel) {
   std::vector<double> hy(64);
   ASSERT_TRUE((*dev)->download(*y, std::span<double>(hy)));
   EXPECT_EQ(hy[63], 2.0);
+}
+
+// Runs on every host: the backend's built-in ops are inventory entries with
+// no launcher of their own (dispatch runs them in the program's one launch).
+TEST(CudaKernels, BuiltInOpsAreInventoryEntries) {
+  for (std::size_t k = 0; k < roster::op_count; ++k) {
+    const auto o = static_cast<roster::op>(k);
+    for (auto type : {roster::element_type::f32, roster::element_type::f64}) {
+      auto e = roster::find_kernel(roster::to_string(o), "cuda", type);
+      ASSERT_TRUE(e) << roster::to_string(o) << ": " << e.error().message();
+      EXPECT_EQ((*e)->variant, "builtin");
+      EXPECT_TRUE((*e)->is_default);
+      EXPECT_EQ((*e)->builtin, o);
+      EXPECT_EQ((*e)->cuda, nullptr);
+    }
+  }
+  EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();
+}
+
+// A program of calls of built-in ops: the steps' results in as many launches.
+TEST(CudaKernels, CallsOfBuiltInOpsKeepTheOneLaunchPath) {
+  ROSTER_TEST_NEED_GPU();
+  auto d = roster::cuda::device::open(0);
+  ASSERT_TRUE(d) << d.error().message();
+  roster::cuda::device& dev = **d;
+  constexpr std::size_t n = (1 << 20) + 3;
+  auto run = [&](bool as_calls, std::uint64_t& launches) {
+    auto a = *dev.allocate<double>(n), b = *dev.allocate<double>(n), c = *dev.allocate<double>(n);
+    auto r = *dev.allocate<double>(1);
+    roster::program p;
+    if (as_calls) {
+      p.call("fill", {a}, {1.0}).call("fill", {b}, {2.0}).call("fill", {c}, {0.5});
+      p.call("copy", {c, a}).call("mul", {b, c}, {3.0}).call("add", {c, a, b});
+      p.call("triad", {a, b, c}, {0.25}).call("nstream", {a, b, c}, {2.0}).call("grid_sync", {});
+      p.call("dot", {r, a, b});
+    } else {
+      p.fill(a, 1.0).fill(b, 2.0).fill(c, 0.5).copy(c, a).mul(b, c, 3.0).add(c, a, b);
+      p.triad(a, b, c, 0.25).nstream(a, b, c, 2.0).grid_sync().dot(r, a, b);
+    }
+    const auto before = dev.launches();
+    auto ok = dev.dispatch(p);
+    EXPECT_TRUE(ok) << ok.error().message();
+    EXPECT_TRUE(dev.synchronize());
+    const auto after = dev.launches();
+    launches = (after.plain + after.cooperative) - (before.plain + before.cooperative);
+    std::vector<double> ha(n), hr(1);
+    EXPECT_TRUE(dev.download(a, std::span<double>(ha)));
+    EXPECT_TRUE(dev.download(r, std::span<double>(hr)));
+    return std::pair<double, double>{ha[n - 1], hr[0]};
+  };
+  std::uint64_t step_launches = 0, call_launches = 0;
+  const auto steps = run(false, step_launches);
+  const auto calls = run(true, call_launches);
+  EXPECT_EQ(steps.first, 15.0);
+  EXPECT_EQ(calls.first, steps.first);
+  EXPECT_EQ(calls.second, steps.second);
+  EXPECT_EQ(call_launches, step_launches);
 }
 
 }  // namespace

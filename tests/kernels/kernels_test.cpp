@@ -9,7 +9,9 @@
 
 #include "../support/cpu_test_kernels.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -377,6 +379,176 @@ TEST(KernelRouter, AcquirePreferredSkipsBackendsWithoutTheKernels) {
   EXPECT_NE(refused.error().message().find("cpu: has no kernel for 'elsewhere'"), std::string::npos)
       << refused.error().message();
   expect_fix(refused.error());
+}
+
+// The built-in ops: inventory entries like users' kernels (one mechanism).
+TEST(BuiltinKernels, EveryBuiltInOpIsACpuInventoryEntry) {
+  using roster::op;
+  for (std::size_t k = 0; k < roster::op_count; ++k) {
+    const op o = static_cast<op>(k);
+    for (auto type : {roster::element_type::f32, roster::element_type::f64}) {
+      auto e = roster::find_kernel(roster::to_string(o), "cpu", type);
+      ASSERT_TRUE(e) << roster::to_string(o) << ": " << e.error().message();
+      EXPECT_EQ((*e)->variant, "builtin");
+      EXPECT_TRUE((*e)->is_default);
+      EXPECT_EQ((*e)->builtin, o);
+      EXPECT_EQ((*e)->type, type);
+      EXPECT_NE((*e)->cpu, nullptr) << roster::to_string(o);  // the backend's own loop
+      const auto want = type == roster::element_type::f32 ? roster::builtin_signature<float>(o)
+                                                          : roster::builtin_signature<double>(o);
+      EXPECT_TRUE(std::equal((*e)->signature.begin(), (*e)->signature.end(), want.begin(), want.end(),
+                             [](const roster::kernel_param& x, const roster::kernel_param& y) {
+                               return x.is_buffer == y.is_buffer && x.mode == y.mode && x.type == y.type &&
+                                      x.length == y.length && x.scalar == y.scalar;
+                             }))
+          << roster::to_string(o);
+    }
+  }
+  // triad: write a, read b, read c, scalar s; dot: write r of any length, read a, read b.
+  auto triad = roster::signature_for("triad", roster::element_type::f64);
+  ASSERT_EQ(triad.size(), 4u);
+  EXPECT_EQ(triad[0].mode, roster::access::write);
+  EXPECT_EQ(triad[1].mode, roster::access::read);
+  EXPECT_EQ(triad[2].mode, roster::access::read);
+  EXPECT_FALSE(triad[3].is_buffer);
+  auto dot = roster::signature_for("dot", roster::element_type::f32);
+  ASSERT_EQ(dot.size(), 3u);
+  EXPECT_EQ(dot[0].length, roster::length::any);
+  EXPECT_EQ(dot[0].type, roster::element_type::f32);
+  EXPECT_EQ(roster::kernel_backends("triad", roster::element_type::f64), "cpu");
+  EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();
+}
+
+TEST(BuiltinKernels, TheCpuEntryPointRunsTheBackendsLoop) {
+  std::vector<double> a(37, 0.0), b(37), c(37), r(1, 0.0);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = double(i), c[i] = 2.0 * double(i);
+  auto triad = roster::find_kernel("triad", "cpu", roster::element_type::f64);
+  ASSERT_TRUE(triad);
+  const roster::kernel_buffer bufs[] = {{a.data(), a.size(), roster::element_type::f64},
+                                        {b.data(), b.size(), roster::element_type::f64},
+                                        {c.data(), c.size(), roster::element_type::f64}};
+  const roster::scalar_arg s[] = {roster::scalar_arg(3.0)};
+  const roster::kernel_args args{bufs, s, a.size()};
+  (*triad)->cpu(args, 0, 20);
+  (*triad)->cpu(args, 20, a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i] + 3.0 * c[i]) << i;
+  auto dot = roster::find_kernel("dot", "cpu", roster::element_type::f64);
+  ASSERT_TRUE(dot);
+  const roster::kernel_buffer dbufs[] = {{r.data(), 1, roster::element_type::f64}, bufs[1], bufs[2]};
+  (*dot)->cpu(roster::kernel_args{dbufs, {}, b.size()}, 0, b.size());
+  double want = 0;
+  for (std::size_t i = 0; i < b.size(); ++i) want += b[i] * c[i];
+  EXPECT_EQ(r[0], want);
+}
+
+// Runs one program and returns a's, c's and r's contents.
+std::vector<double> run_stream(roster::device& dev, bool as_calls, std::size_t n) {
+  auto a = *dev.allocate<double>(n), b = *dev.allocate<double>(n), c = *dev.allocate<double>(n);
+  auto r = *dev.allocate<double>(1);
+  roster::program p;
+  if (as_calls) {
+    p.call("fill", {a}, {1.0}).call("fill", {b}, {2.0}).call("fill", {c}, {0.5});
+    p.call("copy", {c, a}).call("mul", {b, c}, {3.0}).call("add", {c, a, b});
+    p.call("triad", {a, b, c}, {0.25}).call("nstream", {a, b, c}, {2.0}).call("grid_sync", {});
+    p.call("dot", {r, a, b});
+  } else {
+    p.fill(a, 1.0).fill(b, 2.0).fill(c, 0.5);
+    p.copy(c, a).mul(b, c, 3.0).add(c, a, b);
+    p.triad(a, b, c, 0.25).nstream(a, b, c, 2.0).grid_sync();
+    p.dot(r, a, b);
+  }
+  EXPECT_EQ(p.has_calls(), as_calls);
+  auto ok = dev.dispatch(p);
+  EXPECT_TRUE(ok) << ok.error().message();
+  std::vector<double> out(2 * n + 1);
+  EXPECT_TRUE(dev.download(a, std::span<double>(out.data(), n)));
+  EXPECT_TRUE(dev.download(c, std::span<double>(out.data() + n, n)));
+  EXPECT_TRUE(dev.download(r, std::span<double>(out.data() + 2 * n, 1)));
+  return out;
+}
+
+TEST(BuiltinKernels, CallsOfBuiltInOpsGiveTheStepsResults) {
+  auto dev = open_cpu();
+  constexpr std::size_t n = 10007;
+  const auto steps = run_stream(*dev, false, n);
+  const auto calls = run_stream(*dev, true, n);
+  ASSERT_EQ(steps.size(), calls.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) ASSERT_EQ(steps[i], calls[i]) << i;
+  // c = 1, b = 3, c = 4; a = 3 + 0.25 * 4 = 4, then a += 3 + 2 * 4: 15; r = 15 * 3 n.
+  EXPECT_EQ(steps[0], 15.0);
+  EXPECT_EQ(steps[n], 4.0);
+  EXPECT_EQ(steps[2 * n], 45.0 * n);
+}
+
+TEST(BuiltinKernels, ACallOfAnotherTypeThanTheFusedStepsRunsOnItsOwn) {
+  auto dev = open_cpu();
+  auto a = *dev->allocate<double>(100), fa = *dev->allocate<float>(100), fb = *dev->allocate<float>(100);
+  roster::program p;
+  p.fill(a, 1.0).call("fill", {fb}, {2.0f}).call("triad", {fa, fb, fb}, {0.5});
+  ASSERT_TRUE(dev->dispatch(p)) << dev->dispatch(p).error().message();
+  std::vector<float> h(100);
+  ASSERT_TRUE(dev->download(fa, std::span<float>(h)));
+  EXPECT_EQ(h[99], 3.0f);
+}
+
+// One check, one set of errors: a built-in step and a call of the op by name.
+TEST(BuiltinKernels, StepsAndCallsOfABuiltInOpFailAlike) {
+  auto dev = open_cpu();
+  auto a = *dev->allocate<double>(64), b = *dev->allocate<double>(64), shorter = *dev->allocate<double>(63);
+  auto fa = *dev->allocate<float>(64);
+  auto same = [](const roster::program& step, const roster::program& call) {
+    auto x = roster::validate(step), y = roster::validate(call);
+    ASSERT_FALSE(x);
+    ASSERT_FALSE(y);
+    EXPECT_EQ(x.error().code(), y.error().code());
+    EXPECT_EQ(x.error().message(), y.error().message());
+    expect_fix(x.error());
+  };
+  {  // length
+    roster::program s, c;
+    s.triad(a, shorter, b, 2.0);
+    c.call("triad", {a, shorter, b}, {2.0});
+    same(s, c);
+    EXPECT_NE(roster::validate(s).error().message().find(
+                  "program step 0: call of 'triad': parameter 1 (read double buffer): its length 63 disagrees"),
+              std::string::npos)
+        << roster::validate(s).error().message();
+  }
+  {  // type
+    roster::program s, c;
+    s.add(a, b, fa);
+    c.call("add", {a, b, fa});
+    same(s, c);
+  }
+  {  // scalar
+    roster::program s, c;
+    s.mul(a, b, std::numeric_limits<double>::infinity());
+    c.call("mul", {a, b}, {std::numeric_limits<double>::infinity()});
+    same(s, c);
+  }
+  // Arity and a scalar of the wrong kind: only a call can get them wrong.
+  roster::program arity;
+  arity.call("triad", {a, b}, {2.0});
+  auto e = roster::validate(arity);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message().find("call of 'triad': 2 buffers and 1 scalars passed, the signature (write double "
+                                     "buffer, read double buffer, read double buffer, double scalar) takes 3 and 1"),
+            std::string::npos)
+      << e.error().message();
+  expect_fix(e.error());
+  roster::program kind;
+  kind.call("triad", {a, b, b}, {std::int32_t{2}});
+  auto k = roster::validate(kind);
+  ASSERT_FALSE(k);
+  EXPECT_NE(k.error().message().find("parameter 3 (double scalar): a int32 was passed"), std::string::npos)
+      << k.error().message();
+  // An unknown op is refused with the user kernel's words.
+  roster::program unknown;
+  unknown.call("triadd", {a, b, b}, {2.0});
+  auto u = roster::validate(unknown);
+  ASSERT_FALSE(u);
+  EXPECT_EQ(u.error().code(), roster::errc::not_found);
+  expect_fix(u.error());
 }
 
 TEST(KernelCall, ProgramsWithoutCallsReportNoCalls) {

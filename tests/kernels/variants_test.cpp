@@ -9,6 +9,7 @@
 
 #include "../support/cpu_test_kernels.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -40,6 +41,36 @@ constinit const roster::kernel_entry mark_two =
     roster::cpu_kernel<roster::write<double>>("variant_mark", "two", roster::other_variant, &mark<2>);
 ROSTER_KERNEL(mark_one);
 ROSTER_KERNEL(mark_two);
+
+// Users' variants of the built-in triad (a[i] = b[i] + s * c[i]), beside the
+// CPU backend's own entry (variant "builtin", the default): one correct but
+// slower (it runs the loop four times), one wrong. Each run is counted, so a
+// test sees which loop ran.
+std::atomic<int> user_triad_runs{0};
+template <class T>
+void triad_slow(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
+  user_triad_runs.fetch_add(1, std::memory_order_relaxed);
+  T* out = a.data<T>(0);
+  const T* b = a.data<const T>(1);
+  const T* c = a.data<const T>(2);
+  const T s = a.scalar<T>(0);
+  for (int pass = 0; pass < 4; ++pass) {
+    for (std::size_t i = begin; i < end; ++i) out[i] = b[i] + s * c[i];
+    asm volatile("" ::: "memory");  // each pass is done again
+  }
+}
+template <class T>
+void triad_wrong(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
+  T* out = a.data<T>(0);
+  const T* b = a.data<const T>(1);
+  const T* c = a.data<const T>(2);
+  const T s = a.scalar<T>(0);
+  for (std::size_t i = begin; i < end; ++i) out[i] = b[i] + (s + 1) * c[i];
+}
+ROSTER_CPU_KERNEL("triad", "user_slow", roster::other_variant, triad_slow, roster::write<roster::elem>,
+                  roster::read<roster::elem>, roster::read<roster::elem>, roster::scalar<roster::elem>);
+ROSTER_CPU_KERNEL("triad", "user_wrong", roster::other_variant, triad_wrong, roster::write<roster::elem>,
+                  roster::read<roster::elem>, roster::read<roster::elem>, roster::scalar<roster::elem>);
 
 roster::variant_timing timing(std::string name, double median, double spread, bool wrong = false) {
   roster::variant_timing t;
@@ -436,6 +467,97 @@ TEST(GridSyncShapes, AStaleRecordCutsNothing) {
   auto again = open_cpu();
   ASSERT_TRUE(again);
   EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(again.get()), nullptr);
+}
+
+// A built-in op's variants: the backend's entry and users' entries, chosen
+// among by the same rule as any kernel's.
+TEST(BuiltinVariants, TuneKernelRefusesTheWrongUserTriadAndKeepsTheBuiltIn) {
+  auto d = open_cpu(roster::acquire_options{.wrap = false});
+  ASSERT_TRUE(d);
+  auto t = roster::tune_kernel(*d, "triad", roster::element_type::f64, 1u << 16, roster::tune_options{.reps = 5});
+  ASSERT_TRUE(t) << t.error().message();
+  ASSERT_EQ(t->variants.size(), 3u);
+  for (const auto& v : t->variants) {
+    EXPECT_EQ(v.is_default, v.variant == "builtin") << v.variant;
+    EXPECT_EQ(v.wrong.has_value(), v.variant == "user_wrong") << v.variant;
+  }
+  ASSERT_EQ(t->refused().size(), 1u);
+  EXPECT_NE(t->refused()[0].message().find("variant 'user_wrong' is wrong"), std::string::npos)
+      << t->refused()[0].message();
+  EXPECT_EQ(t->choice.baseline, "builtin");
+  EXPECT_EQ(t->choice.variant, "builtin");  // the slower user variant does not beat it
+  EXPECT_EQ(t->choice.op, "triad");
+  // The user's loop was timed: it ran (checked run plus timed runs, on each thread).
+  EXPECT_GT(user_triad_runs.load(), 0);
+}
+
+// Runs a[i] = b[i] + 2 c[i] on 1000 elements through `p_of`; returns a[999]
+// and how many times the user's loop ran.
+template <class F>
+std::pair<double, int> triad_on(roster::device& d, F p_of) {
+  auto a = d.allocate<double>(1000), b = d.allocate<double>(1000), c = d.allocate<double>(1000);
+  EXPECT_TRUE(a && b && c);
+  roster::program fill;
+  fill.fill(*b, 1.0).fill(*c, 3.0);
+  EXPECT_TRUE(d.dispatch(fill));
+  const int before = user_triad_runs.load();
+  roster::program p = p_of(*a, *b, *c);
+  auto ok = d.dispatch(p);
+  EXPECT_TRUE(ok) << ok.error().message();
+  std::vector<double> host(1000);
+  EXPECT_TRUE(d.download(*a, std::span<double>(host)));
+  return {host[999], user_triad_runs.load() - before};
+}
+
+TEST(BuiltinVariants, ANamedUserVariantOfTriadRunsTheUsersLoop) {
+  auto d = open_cpu(roster::acquire_options{.wrap = false});
+  ASSERT_TRUE(d);
+  auto named = triad_on(*d, [](auto a, auto b, auto c) {
+    roster::program p;
+    p.call("triad", {a, b, c}, {2.0}, {.variant = "user_slow"});
+    return p;
+  });
+  EXPECT_EQ(named.first, 7.0);
+  EXPECT_GT(named.second, 0);
+  auto by_default = triad_on(*d, [](auto a, auto b, auto c) {
+    roster::program p;
+    p.call("triad", {a, b, c}, {2.0});
+    return p;
+  });
+  EXPECT_EQ(by_default.first, 7.0);
+  EXPECT_EQ(by_default.second, 0);  // the default is the built-in entry: the backend's loop
+  auto builtin = triad_on(*d, [](auto a, auto b, auto c) {
+    roster::program p;
+    p.call("triad", {a, b, c}, {2.0}, {.variant = "builtin"});
+    return p;
+  });
+  EXPECT_EQ(builtin.first, 7.0);
+  EXPECT_EQ(builtin.second, 0);
+}
+
+TEST(BuiltinVariants, ARecordedUserVariantOfTriadRunsForCallsThatNameNone) {
+  tuning_home home;
+  auto probe = open_cpu();
+  ASSERT_TRUE(probe);
+  auto c = choice("triad", roster::size_class(1000), "user_slow");
+  c.baseline = "builtin";
+  ASSERT_TRUE(roster::record_kernel_choices(probe->adapter(), std::span(&c, 1), home.path));
+  auto d = open_cpu();  // acquire gives it the recorded choices
+  ASSERT_TRUE(d);
+  auto by_record = triad_on(*d, [](auto a, auto b, auto c) {
+    roster::program p;
+    p.call("triad", {a, b, c}, {2.0});
+    return p;
+  });
+  EXPECT_EQ(by_record.first, 7.0);
+  EXPECT_GT(by_record.second, 0);
+  auto named = triad_on(*d, [](auto a, auto b, auto c) {
+    roster::program p;
+    p.call("triad", {a, b, c}, {2.0}, {.variant = "builtin"});
+    return p;
+  });
+  EXPECT_EQ(named.first, 7.0);
+  EXPECT_EQ(named.second, 0);
 }
 
 }  // namespace

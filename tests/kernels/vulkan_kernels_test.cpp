@@ -182,4 +182,92 @@ constinit const roster::kernel_entry cpu_only_entry =
     roster::cpu_kernel<roster::write<float>>("cpu_only", "plain", roster::default_variant, &cpu_only);
 ROSTER_KERNEL(cpu_only_entry);
 
+// The backend's built-in ops are inventory entries with no SPIR-V of their
+// own: a call of one runs the built-in shaders in the program's submission.
+TEST(VulkanKernels, BuiltInOpsAreInventoryEntries) {
+  for (std::size_t k = 0; k < roster::op_count; ++k) {
+    const auto o = static_cast<roster::op>(k);
+    for (auto type : {roster::element_type::f32, roster::element_type::f64}) {
+      auto e = roster::find_kernel(roster::to_string(o), "vulkan", type);
+      ASSERT_TRUE(e) << roster::to_string(o) << ": " << e.error().message();
+      EXPECT_EQ((*e)->variant, "builtin");
+      EXPECT_TRUE((*e)->is_default);
+      EXPECT_EQ((*e)->builtin, o);
+      EXPECT_TRUE((*e)->vulkan.code.empty());
+    }
+  }
+  EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();
+}
+
+TEST(VulkanKernels, CallsOfBuiltInOpsGiveTheStepsResults) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  constexpr std::size_t n = 10007;
+  auto run = [&](bool as_calls) {
+    auto a = *dev->allocate<float>(n), b = *dev->allocate<float>(n), c = *dev->allocate<float>(n);
+    auto r = *dev->allocate<float>(1);
+    roster::program p;
+    if (as_calls) {
+      p.call("fill", {a}, {1.0f}).call("fill", {b}, {2.0f}).call("fill", {c}, {0.5f});
+      p.call("copy", {c, a}).call("mul", {b, c}, {3.0f}).call("add", {c, a, b});
+      p.call("triad", {a, b, c}, {0.25f}).call("nstream", {a, b, c}, {2.0f}).call("grid_sync", {});
+      p.call("dot", {r, a, b});
+    } else {
+      p.fill(a, 1.0).fill(b, 2.0).fill(c, 0.5).copy(c, a).mul(b, c, 3.0).add(c, a, b);
+      p.triad(a, b, c, 0.25).nstream(a, b, c, 2.0).grid_sync().dot(r, a, b);
+    }
+    auto ok = dev->dispatch(p);
+    EXPECT_TRUE(ok) << ok.error().message();
+    EXPECT_TRUE(dev->synchronize());
+    std::vector<float> ha(n), hr(1);
+    EXPECT_TRUE(dev->download(a, std::span<float>(ha)));
+    EXPECT_TRUE(dev->download(r, std::span<float>(hr)));
+    return std::pair<float, float>{ha[n - 1], hr[0]};
+  };
+  const auto steps = run(false);
+  const auto calls = run(true);
+  EXPECT_EQ(steps.first, 15.0f);
+  EXPECT_EQ(calls.first, steps.first);
+  EXPECT_EQ(calls.second, steps.second);
+  EXPECT_FLOAT_EQ(calls.second, 45.0f * n);
+  // A user variant named on Vulkan where none is registered: the user kernel's error.
+  auto a = *dev->allocate<float>(n);
+  roster::program named;
+  named.call("fill", {a}, {1.0f}, {.variant = "user"});
+  auto refused = dev->dispatch(named);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message().find("no variant 'user' of op 'fill' over float on backend 'vulkan'"),
+            std::string::npos)
+      << refused.error().message();
+  EXPECT_FALSE(refused.error().fix().empty());
+}
+
+// A call of a built-in op over another element type than the program's
+// built-in steps is not folded into them: it is recorded as its built-in
+// step on its own, in the same submission.
+TEST(VulkanKernels, ABuiltInCallOfAnotherTypeRunsOnItsOwn) {
+  ROSTER_TEST_NEED_VULKAN(dev);
+  if (!dev->caps().f64) GTEST_SKIP() << "the adapter has no double support";
+  constexpr std::size_t n = 4099;
+  auto fa = *dev->allocate<float>(n);
+  auto da = *dev->allocate<double>(n), db = *dev->allocate<double>(n), r = *dev->allocate<double>(1);
+  roster::program p;
+  p.fill(fa, 1.0)
+      .call("fill", {db}, {2.0})
+      .call("triad", {da, db, db}, {0.5})  // 2 + 0.5 * 2 = 3
+      .grid_sync()
+      .call("dot", {r, da, db});  // 6 n
+  auto ok = dev->dispatch(p);
+  ASSERT_TRUE(ok) << ok.error().message();
+  ASSERT_TRUE(dev->synchronize());
+  std::vector<double> h(n), hr(1);
+  std::vector<float> hf(n);
+  ASSERT_TRUE(dev->download(da, std::span<double>(h)));
+  ASSERT_TRUE(dev->download(r, std::span<double>(hr)));
+  ASSERT_TRUE(dev->download(fa, std::span<float>(hf)));
+  EXPECT_EQ(h[0], 3.0);
+  EXPECT_EQ(h[n - 1], 3.0);
+  EXPECT_EQ(hf[n - 1], 1.0f);
+  EXPECT_EQ(hr[0], 6.0 * n);
+}
+
 }  // namespace

@@ -525,6 +525,10 @@ expected<void> device::run(std::span<const step> steps) {
 }  // namespace roster::cuda
 
 ROSTER_REGISTER_BACKEND(roster::cuda::backend);
+// The built-in ops as kernel inventory entries with no launcher of their own:
+// a call of one runs in the program's one launch (device::dispatch maps it
+// onto the built-in step).
+ROSTER_BUILTIN_KERNELS("cuda");
 ROSTER_DEFINE_BACKEND_ANCHOR(cuda);
 
 namespace roster::cuda {
@@ -552,6 +556,9 @@ expected<void> device::run_with_calls(std::span<const step> steps) {
 expected<void> device::run_call(const kernel_call& c) {
   auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(info_.spec() + ": dispatch");
+  // A built-in entry (a call device::dispatch did not map, e.g. of another
+  // element type than the program's built-in steps): its built-in step.
+  if (const step b = builtin_step(**entry, c); b.op != op::call) return run(std::span<const step>(&b, 1));
   if ((*entry)->cuda == nullptr)
     return make_error(errc::internal,
                       info_.spec() + ": dispatch: the cuda kernel '" + c.op + "' (variant '" +

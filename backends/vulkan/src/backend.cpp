@@ -40,4 +40,8 @@ expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
 }  // namespace roster::vulkan
 
 ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
+// The built-in ops as kernel inventory entries with no entry point of their
+// own: a call of one runs the backend's built-in shaders in the program's one
+// submission (device::dispatch maps it onto the built-in step).
+ROSTER_BUILTIN_KERNELS("vulkan");
 ROSTER_DEFINE_BACKEND_ANCHOR(vulkan);

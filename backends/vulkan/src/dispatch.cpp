@@ -91,6 +91,11 @@ std::uint32_t device::sets_needed(std::span<const step> steps) const {
   std::uint32_t sets = 0;
   for (const auto& s : steps) {
     if (s.op == op::call) {  // one set; the pool holds 4 descriptors per set
+      if (auto e = kernel_for(*s.call); e)
+        if (const step b = builtin_step(**e, *s.call); b.op != op::call) {  // recorded as its built-in step
+          sets += sets_needed(std::span<const step>(&b, 1));
+          continue;
+        }
       sets += static_cast<std::uint32_t>(std::max<std::size_t>(1, (s.call->buffers.size() + 3) / 4));
       continue;
     }
@@ -137,6 +142,11 @@ expected<void> device::prepare(std::span<const step> steps) {
     if (st.op == op::call) {  // a user kernel: its pipeline, built at its first call
       auto entry = kernel_for(*st.call);
       if (!entry) return std::move(entry).error().prepend(where("dispatch"));
+      // A built-in entry runs as its built-in step (record_call): that step's needs.
+      if (const step b = builtin_step(**entry, *st.call); b.op != op::call) {
+        if (auto ok = prepare(std::span<const step>(&b, 1)); !ok) return ok;
+        continue;
+      }
       if (auto u = user_pipeline_for(**entry); !u) return std::move(u).error();
       continue;
     }
@@ -310,6 +320,9 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
 expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(where("dispatch"));
+  // A built-in entry (a call device::dispatch did not map, e.g. of another
+  // element type than the program's built-in steps): its built-in step.
+  if (const step b = builtin_step(**entry, c); b.op != op::call) return record(s, std::span<const step>(&b, 1), false);
   auto u = user_pipeline_for(**entry);
   if (!u) return std::move(u).error();
   const std::size_t extent_value = call_extent(**entry, c);  // the program was validated (check_call)

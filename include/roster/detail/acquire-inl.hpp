@@ -56,17 +56,38 @@ ROSTER_INLINE expected<std::unique_ptr<device>> acquire(std::string_view text, c
 }
 
 namespace detail {
-// Returns the user ops of a program a backend has no kernel for, as "a, b".
-inline std::string missing_kernels(const program* p, std::string_view backend) {
+// Returns the ops a backend has no kernel for, as "'a', 'b'": the built-in
+// ops of `needed` over `type` (a backend places their entries in the kernel
+// inventory like any kernel) and the calls of the program. A backend
+// registered at run time (register_factory) can place no inventory entry:
+// its op set stands for its built-in ones.
+inline std::string missing_kernels(op_set needed, element_type type, const program* p, std::string_view backend,
+                                   const op_set* runtime_ops) {
   std::string missing;
+  auto note = [&](std::string_view name) {
+    const std::string quoted = "'" + std::string(name) + "'";
+    if (missing.find(quoted) == std::string::npos) missing += (missing.empty() ? "" : ", ") + quoted;
+  };
+  if (runtime_ops == nullptr)
+    for (std::size_t o = 0; o < op_count; ++o)
+      if (needed.contains(static_cast<op>(o)) && !find_kernel(to_string(static_cast<op>(o)), backend, type))
+        note(to_string(static_cast<op>(o)));
   if (p == nullptr) return missing;
   for (const auto& s : p->steps()) {
     if (s.op != op::call) continue;
-    if (find_kernel(s.call->op, backend, s.call->buffers.front().type, s.call->variant)) continue;
-    if (missing.find("'" + s.call->op + "'") == std::string::npos)
-      missing += (missing.empty() ? "'" : ", '") + s.call->op + "'";
+    if (runtime_ops != nullptr && s.call->variant.empty() && builtin_op(s.call->op) != op::call) {
+      if (!runtime_ops->contains(builtin_op(s.call->op))) note(s.call->op);
+      continue;
+    }
+    if (!find_kernel(s.call->op, backend, s.call->buffers.front().type, s.call->variant)) note(s.call->op);
   }
   return missing;
+}
+inline bool registered_at_run_time(const backend_registration* r) noexcept {
+  if (const auto* rt = runtime_backend_snapshot())
+    for (const auto* e : rt->entries)
+      if (&e->registration == r) return true;
+  return false;
 }
 ROSTER_INLINE expected<routed_device> acquire_preferred_for(op_set needed, element_type type, const program* p);
 }  // namespace detail
@@ -98,7 +119,9 @@ ROSTER_INLINE expected<routed_device> detail::acquire_preferred_for(op_set neede
       out.passed.push_back({id, "does not support " + missing});
       continue;
     }
-    if (auto missing = missing_kernels(p, b.id()); !missing.empty()) {
+    if (auto missing = missing_kernels(needed, type, p, b.id(),
+                                   registered_at_run_time(b.registration) ? &b.registration->ops : nullptr);
+        !missing.empty()) {
       out.passed.push_back({id, "has no kernel for " + missing});
       continue;
     }
@@ -118,8 +141,9 @@ ROSTER_INLINE expected<routed_device> detail::acquire_preferred_for(op_set neede
   std::string why;
   for (const auto& x : out.passed) why += "\n  " + x.backend + ": " + x.reason;
   return make_error(errc::unavailable, "no backend can run this program" + (why.empty() ? std::string(" (none registered)") : why),
-                    "link a backend that runs every op of the program (the CPU backend runs all built-in ones, "
-                    "and each user op needs a kernel registered for the backend), or relax the selector");
+                    "link a backend that has a kernel entry for every op of the program (a backend registers its "
+                    "built-in ops with ROSTER_BUILTIN_KERNELS, the CPU backend all eight; a user op needs "
+                    "ROSTER_KERNEL for the backend), or relax the selector");
 }
 
 }  // namespace roster

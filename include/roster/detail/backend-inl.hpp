@@ -165,14 +165,48 @@ ROSTER_INLINE expected<const kernel_entry*> device::kernel_for(const kernel_call
   return find_kernel(c.op, backend, type);
 }
 
-ROSTER_INLINE expected<void> device::check_program(const program& p) const {
+ROSTER_INLINE expected<void> device::check_program(const program& p, std::vector<step>* lowered) const {
   if (auto ok = validate(p); !ok) return std::move(ok).error().prepend(adapter().spec());
   const device_caps c = caps();
-  for (const auto& s : p.steps()) {
+  // The fused path runs one element type: a call is lowered only when its
+  // type is the built-in steps' (the first lowered call's when there are none);
+  // any other runs through the backend's call path, on its own. `lowered`
+  // stays empty until a call is lowered: then it holds every step.
+  bool have_fused = false;
+  element_type fused = element_type::f64;
+  if (lowered != nullptr)
+    for (const auto& s : p.steps())
+      if (buffers_of(s.op) > 0) {
+        fused = s.out.type;
+        have_fused = true;
+        break;
+      }
+  const auto steps = p.steps();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const step& s = steps[i];
+    if (lowered != nullptr && !lowered->empty()) lowered->push_back(s);
     if (s.op == op::call) {
-      // A user kernel: this device's backend must have it (the router's rule).
+      // A kernel: this device's backend must have it (the router's rule).
       auto k = kernel_for(*s.call);
       if (!k) return std::move(k).error().prepend(adapter().spec() + ": dispatch");
+      // A built-in entry (the named or recorded variant, or the default) runs
+      // as the built-in step, so a program of calls keeps the backend's
+      // one-launch or one-submit path.
+      if (lowered != nullptr) {
+        const step b = builtin_step(**k, *s.call);
+        const bool lower = b.op == op::grid_sync || (b.op != op::call && (!have_fused || b.out.type == fused));
+        if (lower) {
+          if (lowered->empty()) {
+            lowered->reserve(steps.size());
+            lowered->assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+          }
+          lowered->back() = b;
+          if (b.op != op::grid_sync) {
+            fused = b.out.type;
+            have_fused = true;
+          }
+        }
+      }
       for (const auto& b : s.call->buffers) {
         if (auto ok = check_buffer(b, "dispatch"); !ok) return ok;
         if (b.type == element_type::f64 && !c.f64)
@@ -196,13 +230,25 @@ ROSTER_INLINE expected<void> device::check_program(const program& p) const {
 }
 
 ROSTER_INLINE expected<void> device::dispatch(const program& p) {
-  if (auto ok = check_program(p); !ok) return ok;
-  return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
+  if (!p.has_calls()) {  // built-in steps only: dispatched as they are
+    if (auto ok = check_program(p); !ok) return ok;
+    return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
+  }
+  std::vector<step> lowered;  // filled only when a call runs as a built-in step
+  if (auto ok = check_program(p, &lowered); !ok) return ok;
+  const std::span<const step> steps = lowered.empty() ? p.steps() : std::span<const step>(lowered);
+  return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(steps); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
-  if (auto ok = check_program(p); !ok) return std::move(ok).error();
-  return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
+  if (!p.has_calls()) {
+    if (auto ok = check_program(p); !ok) return std::move(ok).error();
+    return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
+  }
+  std::vector<step> lowered;
+  if (auto ok = check_program(p, &lowered); !ok) return std::move(ok).error();
+  const std::span<const step> steps = lowered.empty() ? p.steps() : std::span<const step>(lowered);
+  return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(steps); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {

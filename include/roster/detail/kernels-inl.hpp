@@ -84,9 +84,19 @@ ROSTER_INLINE expected<const kernel_entry*> find_kernel(std::string_view op, std
                     "register one of them with roster::default_variant, or name a variant in the call");
 }
 
+ROSTER_INLINE std::span<const kernel_param> signature_for(std::string_view op, element_type type) noexcept {
+  for (const auto* e : kernels_of(op))
+    if (e->type == type) return e->signature;
+  // A built-in op is known even where no backend that registers it is linked.
+  const roster::op o = builtin_op(op);
+  if (o == roster::op::call) return {};
+  return type == element_type::f32 ? builtin_signature<float>(o) : builtin_signature<double>(o);
+}
+
 ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
   const auto entries = kernels_of(c.op);
-  if (entries.empty())
+  const bool is_builtin = builtin_op(c.op) != op::call;
+  if (entries.empty() && !is_builtin)
     return make_error(errc::not_found, detail::call_where(c) + ": no kernel is registered for this op",
                       "register a kernel for '" + c.op +
                           "' with ROSTER_KERNEL or ROSTER_CPU_KERNEL and link the object that registers it, or "
@@ -94,33 +104,42 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
   if (c.buffers.empty())
     return make_error(errc::invalid_argument, detail::call_where(c) + ": the call passes no buffer",
                       "pass the buffers in the order of the signature " +
-                          detail::describe_signature(entries.front()->signature));
+                          detail::describe_signature(signature_for(c.op, element_type::f64)));
   const element_type type = c.buffers.front().type;
-  const kernel_entry* entry = nullptr;
+  std::span<const kernel_param> sig;  // signature_for's answer, from the entries already found
   for (const auto* e : entries)
     if (e->type == type) {
-      entry = e;
+      sig = e->signature;
       break;
     }
-  std::string types;
-  if (entry == nullptr)
+  if (sig.empty() && is_builtin)
+    sig = type == element_type::f32 ? builtin_signature<float>(builtin_op(c.op)) : builtin_signature<double>(builtin_op(c.op));
+  if (sig.empty()) {
+    std::string types;
     for (const auto* e : entries) {
       const std::string t(to_string(e->type));
       if (types.find(t) == std::string::npos) types += (types.empty() ? "" : " or ") + t;
     }
-  if (entry == nullptr)
     return make_error(errc::invalid_argument,
                       detail::call_where(c) + ": parameter 0 is a " + std::string(to_string(type)) +
                           " buffer, but the op is registered for " + types + " only",
                       "pass " + types + " buffers, or register a " + std::string(to_string(type)) + " kernel for '" +
                           c.op + "'");
-  const auto sig = entry->signature;
+  }
+  return check_arguments(c.op, sig, c.buffers, c.scalars, c.extent);
+}
+
+ROSTER_INLINE expected<std::size_t> check_arguments(std::string_view op, std::span<const kernel_param> sig,
+                                                    std::span<const buffer> buffers,
+                                                    std::span<const scalar_arg> scalars, std::size_t call_extent) {
+  // Built only on an error: the check runs at every dispatch.
+  auto where = [&] { return "call of '" + std::string(op) + "'"; };
   std::size_t nb = 0, ns = 0;
   for (const auto& p : sig) (p.is_buffer ? nb : ns) += 1;
-  if (c.buffers.size() != nb || c.scalars.size() != ns)
+  if (buffers.size() != nb || scalars.size() != ns || sig.empty())
     return make_error(errc::invalid_argument,
-                      detail::call_where(c) + ": " + std::to_string(c.buffers.size()) + " buffers and " +
-                          std::to_string(c.scalars.size()) + " scalars passed, the signature " +
+                      where() + ": " + std::to_string(buffers.size()) + " buffers and " +
+                          std::to_string(scalars.size()) + " scalars passed, the signature " +
                           detail::describe_signature(sig) + " takes " + std::to_string(nb) + " and " +
                           std::to_string(ns),
                       "pass exactly the signature's buffers, then its scalars, in order");
@@ -130,21 +149,26 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
     const kernel_param& p = sig[i];
     // Built only on an error: the check runs at every dispatch.
     auto where_ = [&] {
-      return detail::call_where(c) + ": parameter " + std::to_string(i) + " (" + detail::describe_param(p) + ")";
+      return where() + ": parameter " + std::to_string(i) + " (" + detail::describe_param(p) + ")";
     };
     if (p.is_buffer) {
-      const buffer& b = c.buffers[bi++];
+      const buffer& b = buffers[bi++];
       if (b.owner == 0)
         return make_error(errc::invalid_argument, where_() + ": the buffer was never allocated",
                           "allocate every buffer with device.allocate<T>(n) before naming it in a program");
-      if (b.owner != c.buffers.front().owner)
+      if (b.owner != buffers.front().owner)
         return make_error(errc::invalid_argument, where_() + ": the buffers come from different devices",
                           "allocate every buffer of a program on the device that dispatches it");
       if (b.type != p.type)
         return make_error(errc::invalid_argument,
                           where_() + ": a " + std::string(to_string(b.type)) + " buffer was passed",
                           "pass a " + std::string(to_string(p.type)) + " buffer in this place");
-      if (p.length != length::extent) continue;
+      if (p.length != length::extent) {
+        if (b.size == 0)
+          return make_error(errc::invalid_argument, where_() + ": the buffer is empty",
+                            "allocate it with at least one element");
+        continue;
+      }
       if (extent_param == sig.size()) {
         extent_param = i;
         extent = b.size;
@@ -155,7 +179,7 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
                           "give every buffer the signature sizes by the extent the same number of elements");
       }
     } else {
-      const scalar_arg& a = c.scalars[si++];
+      const scalar_arg& a = scalars[si++];
       if (detail::is_float(a.type) != detail::is_float(p.scalar))
         return make_error(errc::invalid_argument,
                           where_() + ": a " + std::string(to_string(a.type)) + " was passed",
@@ -178,21 +202,21 @@ ROSTER_INLINE expected<std::size_t> check_call(const kernel_call& c) {
       }
     }
   }
-  if (c.extent != 0) {
-    if (extent_param != sig.size() && c.extent > extent)
+  if (call_extent != 0) {
+    if (extent_param != sig.size() && call_extent > extent)
       return make_error(errc::invalid_argument,
-                        detail::call_where(c) + ": the extent " + std::to_string(c.extent) +
+                        where() + ": the extent " + std::to_string(call_extent) +
                             " is beyond parameter " + std::to_string(extent_param) + "'s length " +
                             std::to_string(extent),
                         "give an extent of at most the buffers' length, or leave it 0 to use their length");
-    extent = c.extent;
+    extent = call_extent;
   } else if (extent_param == sig.size()) {
     return make_error(errc::invalid_argument,
-                      detail::call_where(c) + ": the signature sizes no buffer by the extent, and the call gives none",
+                      where() + ": the signature sizes no buffer by the extent, and the call gives none",
                       "give the index space with call_options{.extent = n}");
   }
   if (extent == 0)
-    return make_error(errc::invalid_argument, detail::call_where(c) + ": the index space is empty",
+    return make_error(errc::invalid_argument, where() + ": the index space is empty",
                       "pass buffers of at least one element, or an extent of at least 1");
   return extent;
 }

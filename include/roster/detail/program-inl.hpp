@@ -4,6 +4,7 @@
 #include <roster/program.hpp>
 #include <roster/kernels.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <string>
 
@@ -17,6 +18,10 @@ ROSTER_INLINE element_type program::type() const noexcept {
 
 ROSTER_INLINE program& program::call(std::string_view op, std::span<const buffer> buffers,
                                      std::span<const scalar_arg> scalars, call_options options) {
+  // A barrier is a step of its own: call("grid_sync") is grid_sync().
+  if (builtin_op(op) == op::grid_sync && buffers.empty() && scalars.empty() &&
+      (options.variant.empty() || options.variant == builtin_variant))
+    return grid_sync();
   auto c = std::make_shared<kernel_call>();
   c->op = std::string(op);
   c->variant = std::string(options.variant);
@@ -35,6 +40,33 @@ namespace detail {
 inline std::string step_where(std::size_t i, const step& s) {
   return "program step " + std::to_string(i) + " (" + std::string(to_string(s.op)) + ")";
 }
+
+// The signature of each built-in op over float and double as signature_for
+// finds it in the kernel inventory, looked up once per inventory snapshot:
+// validating a built-in step costs an index, not a search. A snapshot is
+// replaced only when a module is loaded or unloaded; the tables built from
+// older ones stay reachable from the newest (never freed, like snapshots).
+struct builtin_signature_table {
+  const kernel_entry* const* from = nullptr;
+  const builtin_signature_table* older = nullptr;
+  std::span<const kernel_param> sig[op_count][2];
+};
+inline const builtin_signature_table& builtin_signatures_now() {
+  static constinit std::atomic<const builtin_signature_table*> current{nullptr};
+  const auto all = inventory<kernel_entry>();
+  const builtin_signature_table* table = current.load(std::memory_order_acquire);
+  if (table == nullptr || table->from != all.data()) [[unlikely]] {
+    auto* fresh = new builtin_signature_table{all.data(), table, {}};
+    for (std::size_t k = 0; k < op_count; ++k) {
+      fresh->sig[k][0] = signature_for(to_string(static_cast<op>(k)), element_type::f32);
+      fresh->sig[k][1] = signature_for(to_string(static_cast<op>(k)), element_type::f64);
+    }
+    // A thread that lost the race keeps its table reachable through `older`.
+    while (!current.compare_exchange_weak(table, fresh, std::memory_order_acq_rel)) fresh->older = table;
+    table = fresh;
+  }
+  return *table;
+}
 }  // namespace detail
 
 ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
@@ -49,6 +81,7 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
                           std::to_string(max_program_steps) + " steps");
   bool have_type = false, any_buffer = false;
   element_type type = element_type::f64;
+  const detail::builtin_signature_table* signatures = nullptr;  // fetched at the first built-in step
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const step& s = steps[i];
     if (s.op == op::call) {
@@ -69,57 +102,43 @@ ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
     const int nb = buffers_of(s.op);
     if (nb == 0) continue;
     any_buffer = true;
-    const buffer* bufs[3] = {&s.out, &s.in1, &s.in2};
-    static constexpr const char* roles[3] = {"output", "first input", "second input"};
-    for (int b = 0; b < nb; ++b) {
-      if (bufs[b]->owner == 0)
-        return make_error(errc::invalid_argument,
-                          detail::step_where(i, s) + ": its " + roles[b] + " buffer was never allocated",
-                          "allocate every buffer with device.allocate<T>(n) before naming it in a program");
-      if (bufs[b]->owner != s.out.owner)
-        return make_error(errc::invalid_argument,
-                          detail::step_where(i, s) + ": buffers come from different devices",
-                          "allocate every buffer of a program on the device that dispatches it");
-      if (!have_type) {
-        type = bufs[b]->type;
-        have_type = true;
-      } else if (bufs[b]->type != type) {
-        return make_error(errc::invalid_argument,
-                          detail::step_where(i, s) + ": mixes float and double buffers",
-                          "use buffers of one element type in the whole program");
-      }
-    }
-    if (s.op == op::dot) {
-      if (s.out.size < 1)
-        return make_error(errc::invalid_argument, detail::step_where(i, s) + ": the result buffer is empty",
-                          "allocate the dot result buffer with at least one element");
-      if (s.in1.size != s.in2.size)
-        return make_error(errc::invalid_argument,
-                          detail::step_where(i, s) + ": input lengths disagree (" + std::to_string(s.in1.size) +
-                              " and " + std::to_string(s.in2.size) + ")",
-                          "give both dot inputs the same number of elements");
-    } else {
-      for (int b = 1; b < nb; ++b)
-        if (bufs[b]->size != s.out.size)
-          return make_error(errc::invalid_argument,
-                            detail::step_where(i, s) + ": buffer lengths disagree (" +
-                                std::to_string(s.out.size) + " and " + std::to_string(bufs[b]->size) + ")",
-                            "give every buffer of an element-wise step the same number of elements");
-    }
-    if (s.op == op::fill || s.op == op::mul || s.op == op::triad || s.op == op::nstream) {
-      if (!std::isfinite(s.scalar))
-        return make_error(errc::invalid_argument, detail::step_where(i, s) + ": the scalar is not finite",
-                          "pass a finite scalar (not NaN or infinity)");
-      if (type == element_type::f32 && std::fabs(s.scalar) > 3.4028234663852886e38)
-        return make_error(errc::invalid_argument,
-                          detail::step_where(i, s) + ": the scalar does not fit in a float",
-                          "pass a scalar within the float range, or use double buffers");
+    // The step's arguments against its op's signature from the kernel
+    // inventory: the check (and the errors) of a user kernel's call.
+    const buffer bufs[3] = {s.out, s.in1, s.in2};
+    const scalar_arg scalar(s.scalar);
+    const bool has_scalar = s.op == op::fill || s.op == op::mul || s.op == op::triad || s.op == op::nstream;
+    if (signatures == nullptr) signatures = &detail::builtin_signatures_now();
+    const auto sig = signatures->sig[static_cast<std::size_t>(s.op)][s.out.type == element_type::f32 ? 0 : 1];
+    if (auto ok = check_arguments(to_string(s.op), sig, std::span<const buffer>(bufs, static_cast<std::size_t>(nb)),
+                                  std::span<const scalar_arg>(&scalar, has_scalar ? 1 : 0));
+        !ok)
+      return std::move(ok).error().prepend("program step " + std::to_string(i));
+    if (!have_type) {
+      type = s.out.type;
+      have_type = true;
+    } else if (s.out.type != type) {
+      return make_error(errc::invalid_argument, detail::step_where(i, s) + ": mixes float and double buffers",
+                        "use buffers of one element type in the whole program");
     }
   }
   if (!any_buffer)
     return make_error(errc::invalid_argument, "program: the program holds only grid_sync steps",
                       "add at least one step that works on a buffer");
   return {};
+}
+
+ROSTER_INLINE expected<void> validate(const program& p) {
+  const void* token = &detail::builtin_signatures_now();  // a new one whenever the inventory changes
+  const std::size_t n = p.steps().size();
+  if (n != 0 && p.validated_.steps.load(std::memory_order_acquire) == n &&
+      p.validated_.token.load(std::memory_order_acquire) == token)
+    return {};
+  auto ok = validate(p.steps());
+  if (ok) {
+    p.validated_.token.store(token, std::memory_order_release);
+    p.validated_.steps.store(n, std::memory_order_release);
+  }
+  return ok;
 }
 
 ROSTER_INLINE std::vector<std::span<const step>> split_at_grid_sync(std::span<const step> steps) {

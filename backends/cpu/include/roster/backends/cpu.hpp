@@ -13,6 +13,7 @@
 #include <roster/native.hpp>
 #include <roster/kernels.hpp>
 #include <roster/program.hpp>
+#include <roster/backends/cpu/detail/kernels.hpp>
 #include <roster/backends/cpu/detail/pool.hpp>
 
 #include <cstddef>
@@ -202,6 +203,57 @@ struct backend {
 }  // namespace roster::cpu
 
 ROSTER_REGISTER_BACKEND(roster::cpu::backend);
+
+namespace roster::cpu::detail {
+// The built-in ops' CPU entry points: the backend's own loops over a part
+// [b, e) of the index space, so a call that reaches the entry point runs what
+// the fused path runs. A dispatch maps a call of a built-in entry onto the
+// fused path itself; these serve callers of the entry point (tune_kernel's
+// host reference, a user's own code).
+template <class T>
+void builtin_fill(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_fill(a.data<T>(0) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_copy(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_copy(a.data<T>(0) + b, a.data<const T>(1) + b, e - b);
+}
+template <class T>
+void builtin_mul(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_mul(a.data<T>(0) + b, a.data<const T>(1) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_add(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_add(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, e - b);
+}
+template <class T>
+void builtin_triad(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_triad(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_nstream(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_nstream(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
+}
+// r[0] = the sum over [b, e): the whole dot when called on the whole index
+// space (a reduction has no per-part form; the fused path sums the threads').
+template <class T>
+void builtin_dot(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  a.data<T>(0)[0] = static_cast<T>(cpu_dot(a.data<const T>(1) + b, a.data<const T>(2) + b, e - b));
+}
+// A barrier has nothing to run: the pool's run returns when every thread is done.
+template <class T>
+void builtin_grid_sync(const kernel_args&, std::size_t, std::size_t) noexcept {}
+}  // namespace roster::cpu::detail
+
+// The built-in ops as kernel inventory entries (variant "builtin", the default).
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::fill, ::roster::cpu::detail::builtin_fill);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::copy, ::roster::cpu::detail::builtin_copy);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::mul, ::roster::cpu::detail::builtin_mul);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::add, ::roster::cpu::detail::builtin_add);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::triad, ::roster::cpu::detail::builtin_triad);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::nstream, ::roster::cpu::detail::builtin_nstream);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::dot, ::roster::cpu::detail::builtin_dot);
+ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::grid_sync, ::roster::cpu::detail::builtin_grid_sync);
 
 #if defined(ROSTER_HEADER_ONLY)
 #  include <roster/backends/cpu/detail/cpu-inl.hpp>

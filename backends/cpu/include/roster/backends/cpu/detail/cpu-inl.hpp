@@ -487,6 +487,8 @@ ROSTER_INLINE expected<void> device::run_builtin(std::span<const step> steps) {
 ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
   auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
   if (!entry) return std::move(entry).error().prepend(adapter_.spec() + ": dispatch");
+  // A built-in entry over its whole buffers: the fused path's loop for it.
+  if (const step b = builtin_step(**entry, c); b.op != op::call) return run_builtin(std::span<const step>(&b, 1));
   if ((*entry)->cpu == nullptr)
     return make_error(errc::internal,
                       adapter_.spec() + ": dispatch: the cpu kernel '" + c.op + "' (variant '" +
