@@ -125,16 +125,17 @@ ROSTER_CPU_LOOP double cpu_dot(const T* __restrict a, const T* __restrict b, std
 // nstream and dot exactly as the baseline does, so both give the same bits.
 // A build that already targets AVX2 (-march=native) has one copy.
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__)
-inline constexpr bool cpu_has_wide_clone = true;
+#  define ROSTER_CPU_WIDE_CLONE 1
 #  define ROSTER_CPU_WIDE __attribute__((target("avx2")))
 #else
-inline constexpr bool cpu_has_wide_clone = false;
+#  define ROSTER_CPU_WIDE_CLONE 0
 #  define ROSTER_CPU_WIDE
 #endif
+inline constexpr bool cpu_has_wide_clone = ROSTER_CPU_WIDE_CLONE;
 
 // Whether this build carries the AVX2 copy and this CPU can run it.
 inline bool cpu_wide_loops_available() noexcept {
-#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__AVX2__)
+#if ROSTER_CPU_WIDE_CLONE
   return __builtin_cpu_supports("avx2") != 0;
 #else
   return false;
