@@ -163,15 +163,26 @@ template <class T>
           "i"(::roster::detail::type_key_half<T, 1>::value), "i"(&getter), "i"(site))
 #endif
 
-#define ROSTER_IMPL_SUBMIT(T, object, name)                                                     \
+#define ROSTER_IMPL_SUBMIT(T, object, name) ROSTER_IMPL_SUBMIT_WHEN(T, true, object, name)
+
+// A submission whose getter returns null when `condition` (a constant
+// expression) is false: the collection skips it, so a macro can submit a
+// fixed list of objects of which only some apply (a backend's built-in ops).
+#define ROSTER_IMPL_SUBMIT_WHEN(T, condition, object, name)                                      \
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(object)>, T>,                     \
                 "ROSTER_SUBMIT(T, object): object must be of type T");                        \
   [[gnu::used, gnu::noinline]] static const void* ROSTER_IMPL_CAT(name, _get)() noexcept {     \
     static constexpr char site[] = __FILE__ ":" ROSTER_IMPL_STR(__LINE__);                     \
     ROSTER_IMPL_RECORD_ASM(T, ROSTER_IMPL_CAT(name, _get), site);                              \
-    return &(object);                                                                          \
+    if constexpr (static_cast<bool>(condition)) return &(object);                              \
+    else return nullptr;                                                                       \
   }                                                                                            \
   static_assert(true, "")
+
+/// Submits `object` (constinit, of type T) when `condition`, a constant
+/// expression, is true; otherwise the submission is skipped at collection.
+#define ROSTER_IMPL_SUBMIT_IF(T, condition, object) \
+  ROSTER_IMPL_SUBMIT_WHEN(T, condition, object, ROSTER_IMPL_CAT(roster_submission_, __COUNTER__))
 
 /// Submits a constinit object of type T to T's inventory; use at namespace scope.
 #define ROSTER_SUBMIT(T, object) ROSTER_IMPL_SUBMIT(T, object, ROSTER_IMPL_CAT(roster_submission_, __COUNTER__))

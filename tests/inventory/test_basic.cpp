@@ -24,17 +24,30 @@ ROSTER_SUBMIT(inv_test::sized_64, s64_3);
 ROSTER_SUBMIT(inv_test::sized_200, s200_3);
 ROSTER_SUBMIT(inv_test::exe_item, gamma_entry);
 ROSTER_SUBMIT(inv_test::race_item, race_a);
+// A conditional submission: only the one whose condition holds is collected.
+namespace {
+constexpr inv_test::exe_item kept_if{{"kept-if", 4}};
+constexpr inv_test::exe_item skipped_if{{"skipped-if", 5}};
+}  // namespace
+ROSTER_IMPL_SUBMIT_IF(inv_test::exe_item, sizeof(int) > 1, kept_if);
+ROSTER_IMPL_SUBMIT_IF(inv_test::exe_item, sizeof(int) < 1, skipped_if);
 
 using namespace inv_test;
 
 TEST(inventory_executable, collects_every_translation_unit_sorted_by_key) {
   auto span = roster::inventory<exe_item>();
-  ASSERT_EQ(span.size(), 3u);
+  ASSERT_EQ(span.size(), 4u);
   EXPECT_EQ(span[0]->name, "alpha");
   EXPECT_EQ(span[1]->name, "beta");
   EXPECT_EQ(span[2]->name, "gamma");
+  EXPECT_EQ(span[3]->name, "kept-if");
   EXPECT_EQ(span[0]->value, 1);
   EXPECT_EQ(span[2]->value, 3);
+}
+
+TEST(inventory_executable, a_conditional_submission_whose_condition_is_false_is_skipped) {
+  for (const auto* e : roster::inventory<exe_item>()) EXPECT_NE(e->name, "skipped-if");
+  EXPECT_EQ(roster::inventory_info<exe_item>().entries, 4u);
 }
 
 TEST(inventory_executable, later_calls_return_the_same_snapshot) {

@@ -358,8 +358,11 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
   std::size_t n = 0;
   for (std::size_t m = 0; m < h.count; ++m) {
     if (!live(h.list[m])) continue;
-    for (const record* r = h.list[m].begin; r != h.list[m].end; ++r)
-      if (same_type(*r, lo, hi)) work[n++] = walk_entry{object_of(*r), at_offset<const char>(&r->site), m, 0};
+    for (const record* r = h.list[m].begin; r != h.list[m].end; ++r) {
+      if (!same_type(*r, lo, hi)) continue;
+      // A conditional submission whose condition is false (ROSTER_IMPL_SUBMIT_IF) has no object.
+      if (const void* object = object_of(*r)) work[n++] = walk_entry{object, at_offset<const char>(&r->site), m, 0};
+    }
   }
 
   // Sort by key, then module rank, then site: never by section order.
