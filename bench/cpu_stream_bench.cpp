@@ -102,7 +102,7 @@ void omp_kernel(benchmark::State& state, kernel k) {
 
 std::size_t default_threshold() {
   static const std::size_t t = [] {
-    auto d = roster::cpu::backend::open(0);
+    auto d = roster::open_as<roster::cpu::backend>();
     return d ? (*d)->streaming_threshold() : std::size_t{32} << 20;
   }();
   return t;
@@ -114,7 +114,7 @@ struct roster_arrays {
   roster::program programs[5];
   roster::program chain;  // copy, mul, add, triad in one segment: one fused pass
   roster_arrays() {
-    auto d = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
+    auto d = roster::acquire("cpu", {.force_split = false});
     if (!d) {
       std::fprintf(stderr, "cpu_stream_bench: %s\n", d.error().message().c_str());
       std::exit(1);

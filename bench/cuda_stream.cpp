@@ -44,7 +44,7 @@ struct bench_state {
 bench_state& state_of() {
   static bench_state s = [] {
     bench_state st;
-    auto d = rc::device::open(0);
+    auto d = roster::open_as<rc::backend>();
     if (!d) {
       st.why = d.error().message();
       return st;

@@ -37,7 +37,8 @@ ROSTER_CPU_KERNEL("bench_set", "plain", roster::default_variant, set, roster::wr
                   roster::scalar<roster::elem>);
 
 std::unique_ptr<roster::device> cpu_device() {
-  auto d = roster::cpu::device::open(1);
+  ::setenv("ROSTER_CPU_THREADS", "1", 1);  // one thread: the call's own overhead, not the pool's
+  auto d = roster::open_as<roster::cpu::backend>();
   if (!d) std::abort();
   return std::unique_ptr<roster::device>(std::move(*d));
 }
@@ -77,8 +78,7 @@ BENCHMARK(cpu_direct_call);
 
 #if defined(KERNEL_BENCH_CUDA)
 constinit const roster::kernel_entry scale_cuda =
-    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<double>>(
-        "bench_scale", "plain", roster::default_variant, &kernel_bench_scale_launch);
+    roster::cuda::kernel<&kernel_bench_scale_launch, roster::write<double>, roster::read<double>, roster::scalar<double>>("bench_scale", "plain", roster::default_variant);
 ROSTER_KERNEL(scale_cuda);
 
 roster::cuda::device* cuda_of(roster::device& d) {

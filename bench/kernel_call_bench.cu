@@ -1,6 +1,6 @@
 // The CUDA user kernel of kernel_call_bench.cpp: y[i] = alpha * x[i], and its
 // host launcher, compiled with nvcc.
-#include <roster/kernels.hpp>
+#include <roster/backends/cuda.hpp>
 
 #include <cuda_runtime.h>
 

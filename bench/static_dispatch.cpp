@@ -45,7 +45,7 @@ roster::program fill_program(D& dev, roster::buffer& out) {
 void report_failure(benchmark::State& state, const roster::error& e) { state.SkipWithError(e.message().c_str()); }
 
 void BM_direct(benchmark::State& state) {
-  auto d = roster::cpu::backend::open(0);
+  auto d = roster::open_as<roster::cpu::backend>();
   if (!d) return report_failure(state, d.error());
   roster::cpu::device& dev = **d;
   roster::buffer a;
@@ -82,7 +82,7 @@ void BM_inventory_virtual(benchmark::State& state) {
 }
 
 void BM_floor_unchecked(benchmark::State& state) {
-  auto d = roster::cpu::backend::open(0);
+  auto d = roster::open_as<roster::cpu::backend>();
   if (!d) return report_failure(state, d.error());
   roster::cpu::device& dev = **d;
   roster::buffer a;
@@ -127,10 +127,10 @@ struct paired_rounds {
 // counters are the medians of the per-round ratios to the direct batch.
 void BM_paired(benchmark::State& state) {
   constexpr int batch = 64;
-  auto direct = roster::cpu::backend::open(0);
+  auto direct = roster::open_as<roster::cpu::backend>();
   auto stat = registry::open<"cpu">();
   auto inv = roster::acquire("cpu");
-  auto bare = roster::cpu::backend::open(0);
+  auto bare = roster::open_as<roster::cpu::backend>();
   if (!bare) return report_failure(state, bare.error());
   if (!direct) return report_failure(state, direct.error());
   if (!stat) return report_failure(state, stat.error());
@@ -206,7 +206,7 @@ void BM_kernel_paired(benchmark::State& state) {
   // Called through a pointer the compiler cannot see through, so the baseline
   // runs the same machine code as the other ways (inlined into this loop it
   // compiles differently, faster or slower by tens of percent).
-  roster::cpu_kernel_fn direct = &bench_axpy<double>;
+  roster::host_kernel_fn direct = &bench_axpy<double>;
   benchmark::DoNotOptimize(direct);
   bool failed = false;
   auto time = [&](int way) {

@@ -156,7 +156,7 @@ roster::expected<hand_step> hand_runner(roster::device& d, const grids& g, const
     (*bufs)[1] = {pa->pointer, n, roster::element_type::f64};
     (*bufs)[2] = (*bufs)[1];  // b -> a
     (*bufs)[3] = (*bufs)[0];
-    const roster::cuda_launcher_fn launch = (*entry)->cuda;
+    const roster::cuda::launcher_fn launch = (*entry)->payload_as<roster::cuda::launcher>()->fn;
     void* stream = h->stream;
     return hand_step([=](bool forward) {
       const roster::kernel_args args{std::span(bufs->data() + (forward ? 0 : 2), 2), *scalars, n};
@@ -175,7 +175,7 @@ roster::expected<hand_step> hand_runner(roster::device& d, const grids& g, const
   (*bufs)[1] = {pa->data, n, roster::element_type::f64};
   (*bufs)[2] = (*bufs)[1];
   (*bufs)[3] = (*bufs)[0];
-  const roster::cpu_kernel_fn fn = (*entry)->cpu;
+  const roster::host_kernel_fn fn = (*entry)->payload_as<roster::host_kernel>()->fn;
   const roster::cpu::native pool = *h;
   // The parts the device gives its threads: [n t / threads, n (t + 1) / threads).
   return hand_step([=](bool forward) {
@@ -234,7 +234,7 @@ void stencil_tuned(benchmark::State& state, const std::string& backend, std::uin
   std::vector<std::string> variants;
   {
     // Tune on a device that applies no record, and record the winner.
-    auto dev = roster::acquire(spec, {.use_tuning = false});
+    auto dev = roster::acquire(spec, {});
     if (!dev) return state.SkipWithError(dev.error().message().c_str());
     roster::tune_options o;
     o.scalars = {roster::scalar_arg(nx), roster::scalar_arg(nx)};

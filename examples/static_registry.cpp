@@ -15,7 +15,9 @@ struct gpu_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = roster::cpu::device;
-  static roster::expected<std::unique_ptr<device_type>> open(std::uint32_t n) { return roster::cpu::backend::open(n); }
+  static roster::expected<std::unique_ptr<device_type>> open(roster::open_key key, std::uint32_t n) {
+    return roster::cpu::backend::open(key, n);
+  }
   static roster::expected<std::vector<roster::adapter_info>> enumerate() { return roster::cpu::backend::enumerate(); }
 };
 }  // namespace my

@@ -7,11 +7,14 @@
 #include <roster/detail/plugins-inl.hpp>
 #include <roster/detail/backend-inl.hpp>
 #include <roster/detail/native-inl.hpp>
-#include <roster/detail/tuning-inl.hpp>
+#include <roster/detail/tuning/record-inl.hpp>
+#include <roster/detail/tuning/format-inl.hpp>
 #include <roster/detail/acquire-inl.hpp>
+#include <roster/detail/tuning/store-inl.hpp>
 #include <roster/detail/variants-inl.hpp>
 #include <roster/detail/device-inl.hpp>
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/circuits-inl.hpp>
 #include <roster/detail/binding-inl.hpp>
 #include <roster/detail/ranking-inl.hpp>
+#include <roster/detail/decide-inl.hpp>

@@ -2,7 +2,7 @@
 // thread per point on a 2-D grid, and "tiled", which stages a 32x8 tile and
 // its halo in shared memory so each input is read from memory once per
 // block. Each launcher runs on roster's stream and returns at once.
-#include <roster/kernels.hpp>
+#include <roster/backends/cuda.hpp>
 
 #include <cuda_runtime.h>
 
@@ -69,13 +69,11 @@ void launch_tiled(const roster::kernel_args& a, void* stream) {
 
 // roster:: spelled out: unqualified, read and write would also name POSIX's.
 constinit const roster::kernel_entry plain_f64 =
-    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
-                        roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant,
-                                                       &launch_plain<double>);
+    roster::cuda::kernel<&launch_plain<double>, roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                        roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant);
 constinit const roster::kernel_entry tiled_f64 =
-    roster::cuda_kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
-                        roster::scalar<std::uint32_t>>("jacobi", "tiled", roster::other_variant,
-                                                       &launch_tiled<double>);
+    roster::cuda::kernel<&launch_tiled<double>, roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                        roster::scalar<std::uint32_t>>("jacobi", "tiled", roster::other_variant);
 
 }  // namespace
 

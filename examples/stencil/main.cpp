@@ -7,7 +7,7 @@
 // usage: stencil [SPEC [VARIANT [NX [NY [STEPS]]]]]   e.g. stencil cuda:0 tiled 4096 4096 100
 //        stencil SPEC tune [NX [NY]]   times every variant on SPEC, checked, and records the winner
 #include <roster/roster.hpp>
-#include <roster/kernels.hpp>
+#include <roster/backends/cpu.hpp>
 
 #include "jacobi.hpp"
 
@@ -20,6 +20,8 @@
 #include <vector>
 
 #if defined(STENCIL_VULKAN)
+#  include <roster/backends/vulkan.hpp>
+
 #  include "jacobi.spv.h"
 #endif
 
@@ -41,10 +43,10 @@ constexpr roster::kernel_ref<roster::write<double>, roster::read<double>, roster
 
 #if defined(STENCIL_VULKAN)
 // The Vulkan variant: the SPIR-V the build made from jacobi.comp.
+constinit const roster::vulkan::shader jacobi_spv{roster_spv_jacobi, 64};
 constinit const roster::kernel_entry jacobi_vulkan =
-    roster::vulkan_kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
-                          roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant,
-                                                         roster::spirv_kernel{roster_spv_jacobi, 64});
+    roster::vulkan::kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                           roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant, &jacobi_spv);
 ROSTER_KERNEL(jacobi_vulkan);
 #endif
 

@@ -1,141 +1,89 @@
 #pragma once
-/// Acquire and route: roster::acquire(spec) is the one call that opens a
-/// device; the router, the device cache, circuits and roles all open through it.
+/// The one open path. roster::acquire(spec) parses a spec once, finds its
+/// backend and opens through detail::open, the one door every public way to
+/// open a device ends in (the device cache, circuits, roles, the router, the
+/// static registry): it calls the backend's factory with the only key that
+/// can, refuses an adapter a vendor mask hides or that falls short of
+/// ROSTER_REQUIRE, and applies the wrappers.
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
 #include <roster/spec.hpp>
-#include <roster/tuning.hpp>
+#include <roster/split.hpp>
+#include <roster/tuning/record.hpp>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace roster {
 
-/// The grid-sync split: cuts a program at each grid_sync and dispatches the
-/// pieces in order, for a device without native grid-wide sync; or, made
-/// with a list of program shapes, only programs of those shapes (the ones a
-/// tuning record measured faster cut), the rest in one native dispatch.
-template <class Inner = device>
-class grid_sync_split final : public device {
- public:
-  /// Wraps a device, sharing its id so its buffers stay valid; cuts every program.
-  explicit grid_sync_split(std::unique_ptr<Inner> inner) noexcept
-      : device(inner->id()), inner_(std::move(inner)) {
-    static_cast<device&>(*inner_).on_split_wrapped();
-  }
-  /// Wraps a device with native grid sync; cuts only programs whose
-  /// roster::program_shape is one of `shapes`.
-  grid_sync_split(std::unique_ptr<Inner> inner, std::vector<std::string> shapes) noexcept
-      : device(inner->id()), inner_(std::move(inner)), shapes_(std::move(shapes)), every_(false) {}
-  [[nodiscard]] const adapter_info& adapter() const noexcept override { return inner_->adapter(); }
-  [[nodiscard]] device_caps caps() const noexcept override {
-    auto c = inner_->caps();
-    if (every_) c.native_grid_sync = false;
-    return c;
-  }
-  [[nodiscard]] expected<void> synchronize() override { return inner_->synchronize(); }
-  void use_kernel_choices(std::span<const kernel_choice> choices) noexcept override {
-    device::use_kernel_choices(choices);                        // kernel_for here answers as the inner does
-    static_cast<device&>(*inner_).use_kernel_choices(choices);  // the inner device runs the calls
-  }
-  /// Returns whether a program of these steps is cut at its grid_syncs.
-  [[nodiscard]] bool cuts(std::span<const step> steps) const noexcept {
-    if (every_) return true;
-    for (const auto& shape : shapes_)
-      if (has_shape(steps, shape)) return true;
-    return false;
-  }
-  [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override {
-    if (!cuts(steps)) return inner_->dispatch_steps(steps);
-    for (auto piece : split_at_grid_sync(steps))
-      if (auto ok = inner_->dispatch_steps(piece); !ok) return ok;
-    return {};
-  }
-  [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override {
-    if (!cuts(steps)) return inner_->timed_dispatch_steps(steps);
-    std::chrono::nanoseconds total{0};
-    for (auto piece : split_at_grid_sync(steps)) {
-      auto t = inner_->timed_dispatch_steps(piece);
-      if (!t) return std::move(t).error();
-      total += *t;
-    }
-    return total;
-  }
-  /// Returns the wrapped device.
-  [[nodiscard]] Inner& inner() noexcept { return *inner_; }
-
- protected:
-  expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override { return base().do_allocate(t, n); }
-  expected<void> do_release(std::uint32_t slot) override { return base().do_release(slot); }
-  bool owns(const buffer& b) const noexcept override { return static_cast<const device&>(*inner_).owns(b); }
-  expected<void> do_upload(const buffer& b, const void* src) override { return base().do_upload(b, src); }
-  expected<void> do_download(const buffer& b, void* dst) override { return base().do_download(b, dst); }
-  expected<bool> do_native(std::uint64_t kind, void* out) override { return base().do_native(kind, out); }
-  expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override {
-    return base().do_native_buffer(b, kind, out);
-  }
-
- private:
-  device& base() noexcept { return *inner_; }
-  std::unique_ptr<Inner> inner_;
-  std::vector<std::string> shapes_;
-  bool every_ = true;
-};
-
 /// How acquire opens a device.
 struct acquire_options {
   /// Apply the grid-sync split even where the device has native grid sync.
   bool force_split = false;
-  /// Let tuning records choose the split for the program shapes they measured it faster
-  /// (roster::split_shapes_for), and the kernel variants (roster::kernel_choices_for).
-  bool use_tuning = true;
   /// Apply wrappers at all; false gives the device exactly as its backend
   /// opened it (e.g. to measure its native grid sync).
   bool wrap = true;
+  /// Tuning records for the device: its current record's kernel variant
+  /// choices and the program shapes it measured faster through the grid-sync
+  /// split. The span must outlive the device. Empty: none; acquire itself
+  /// never reads a tuning file (roster::current_tuning does, when asked).
+  std::span<const tuning_record> tuning{};
 };
 
 /// Applies the wrappers a device needs (today: the grid-sync split when it
-/// lacks native grid sync, or for the program shapes a tuning record measured
-/// faster cut, roster::split_shapes_for), and,
-/// with use_tuning, gives it the kernel variants its current tuning record chose.
-/// To add a wrapper, add one `if` here and a test.
+/// lacks native grid sync, or for the program shapes its record in
+/// options.tuning measured faster cut), and gives it that record's kernel
+/// variant choices. To add a wrapper, add one `if` here and a test.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d,
                                                                               const acquire_options& options = {});
 
-/// Opens the adapter a spec names, with its wrappers: the one way roster opens
-/// a device. Every call opens a new device that the caller owns;
-/// roster::get_device(spec) returns a cached one, shared by the process.
+/// Opens the adapter a spec names ("cpu", "cuda:1"), with its wrappers. Every
+/// call opens a new device that the caller owns; roster::get_device(spec)
+/// returns a cached one, shared by the process.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> acquire(
     std::string_view spec, const acquire_options& options = {});
 
-/// A backend the router did not choose, and why.
-struct passed_over {
-  std::string backend;
-  std::string reason;
-};
-
-/// The router's choice.
-struct routed_device {
-  std::unique_ptr<roster::device> device;
-  std::string backend;
-  std::vector<passed_over> passed;  ///< lower-rank backends passed over, in rank order
-};
-
-/// Opens (with roster::acquire) the lowest-rank backend that dispatches on this
-/// host, runs every op of the program, and opens; says why each other backend
-/// was passed over.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
-/// Opens the preferred device for programs of these ops and element type,
-/// before any buffer exists (the program overload needs buffers of some device).
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type);
+/// Opens adapter `ordinal` of backend type B through the one open path (its
+/// checks, no wrapper) as B's own device class, for code that calls that
+/// class directly: static dispatch (it splits a program at its grid_syncs
+/// itself where the device has no native grid sync), a backend's own settings.
+template <backend B>
+[[nodiscard]] expected<std::unique_ptr<typename B::device_type>> open_as(std::uint32_t ordinal = 0) noexcept;
 
 /// Returns the ids of the registered backends, comma-separated, for messages.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string known_backends();
+
+namespace detail {
+/// The one door: opens adapter `spec.ordinal` of `backend` (whose id is
+/// spec.backend) through its factory, guarded, refuses it when a vendor mask
+/// hides it or it falls short of ROSTER_REQUIRE, and applies the wrappers.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open(const backend_registration& backend,
+                                                                              const device_spec& spec,
+                                                                              const acquire_options& options) noexcept;
+/// Finds the backend a parsed spec names (case-insensitive), or the error
+/// that lists the known ones.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<const backend_registration*> backend_for(const device_spec& spec);
+}  // namespace detail
+
+template <backend B>
+expected<std::unique_ptr<typename B::device_type>> open_as(std::uint32_t ordinal) noexcept {
+  using D = typename B::device_type;
+  acquire_options options;
+  options.wrap = false;
+  try {
+    auto d = detail::open(detail::registration_of<B>, device_spec{std::string(B::id), ordinal}, options);
+    if (!d) return std::move(d).error();
+    return std::unique_ptr<D>(static_cast<D*>(d->release()));  // registration_of<B> opens a D
+  } catch (...) {  // the spec's text
+    return make_error(errc::out_of_memory, "out of memory", "free memory");
+  }
+}
 
 }  // namespace roster
 

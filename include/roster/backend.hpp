@@ -11,6 +11,8 @@
 #include <roster/detail/plugin_note.hpp>
 
 #include <array>
+#include <mutex>
+#include <atomic>
 #include <chrono>
 #include <concepts>
 #include <cstdint>
@@ -22,10 +24,25 @@
 
 namespace roster {
 
+class open_key;
 namespace detail {
 struct static_access;
 struct native_access;
+/// The one maker of open keys: roster's open path (acquire.hpp).
+struct open_access {
+  [[nodiscard]] static constexpr open_key key() noexcept;
+};
 }  // namespace detail
+
+/// A key only roster's open path can make. A backend's open() takes one, so no
+/// code outside roster::acquire and the routes built on it can open a device
+/// past ROSTER_REQUIRE, the vendor masks and the wrappers.
+class open_key {
+  constexpr open_key() noexcept = default;
+  friend struct detail::open_access;
+};
+
+constexpr open_key detail::open_access::key() noexcept { return open_key{}; }
 
 /// Kind of physical device, in the order circuits are ranked.
 enum class device_type : std::uint8_t { discrete_gpu, integrated_gpu, virtual_gpu, other, cpu };
@@ -197,15 +214,22 @@ class ROSTER_API device {
   std::span<const kernel_choice> kernel_choices_{};
 };
 
-/// An entry point of one backend: the stable id, the factory, the enumerator
-/// and the ops. Submitted with ROSTER_REGISTER_BACKEND.
+/// An entry point of one backend: the stable id, the factory, the enumerator,
+/// the ops and the payload type of its kernels. Submitted with
+/// ROSTER_REGISTER_BACKEND.
 struct backend_registration {
-  std::string_view id;  ///< "cpu", "cuda", "vulkan"
-  /// Opens adapter `ordinal`. Must not throw; roster guards it anyway.
-  expected<std::unique_ptr<device>> (*open)(std::uint32_t ordinal);
+  std::string_view id;  ///< e.g. "cpu"
+  /// Opens adapter `ordinal`; only roster's open path holds the key. Must not
+  /// throw; roster guards it anyway.
+  expected<std::unique_ptr<device>> (*open)(open_key, std::uint32_t ordinal);
   /// Lists the backend's adapters on this host.
   expected<std::vector<adapter_info>> (*enumerate)();
+  /// The built-in ops it runs: ROSTER_REGISTER_BACKEND places one kernel
+  /// entry per op and element type from this set, so the two never disagree.
   op_set ops = op_set::all();
+  /// The payload type its users' kernel entries carry (kernel_payload::id);
+  /// 0 when it runs no users' kernels.
+  std::uint64_t payload_id = 0;
   /// Returns the inventory key.
   [[nodiscard]] constexpr std::string_view key() const noexcept { return id; }
 };
@@ -237,6 +261,36 @@ struct backend_entry {
   [[nodiscard]] std::string_view id() const noexcept { return registration->id; }
 };
 
+namespace detail {
+// Backends registered at run time (roster::register_factory, device.hpp),
+// beside the inventory's: an immutable list published with one atomic
+// pointer. Lists and entries are never freed, so a registration pointer
+// stays valid for the process.
+struct runtime_backend {
+  std::string id;  // lower case; registration.id views it
+  backend_registration registration;  // its open is null: the factory below opens
+  int rank;
+  expected<std::unique_ptr<device>> (*factory)(std::uint32_t ordinal) = nullptr;
+};
+struct runtime_backend_list {
+  std::vector<const runtime_backend*> entries;
+  const runtime_backend_list* retired_next = nullptr;
+};
+struct runtime_backend_registry {
+  std::mutex mutex;
+  std::atomic<const runtime_backend_list*> current{nullptr};
+};
+
+/// Returns the process-wide registry of run-time backends.
+[[nodiscard]] ROSTER_API ROSTER_INLINE runtime_backend_registry& runtime_backends() noexcept;
+
+/// Returns the current list of run-time backends, or null when none was registered.
+inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
+  return runtime_backends().current.load(std::memory_order_acquire);
+}
+
+}  // namespace detail
+
 /// Returns every registered backend sorted by (rank, id).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<backend_entry> registered_backends();
 
@@ -244,10 +298,11 @@ struct backend_entry {
 [[nodiscard]] ROSTER_API ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept;
 
 namespace detail {
-// Calls a backend's factory, turning a throw or a null device into an error.
-// roster::acquire (acquire.hpp) is the public way to open a device.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open_adapter(
-    const backend_registration& backend, std::uint32_t ordinal) noexcept;
+// Calls a backend's factory with the open key; a null device is an error.
+// Only the open path (detail::open, acquire.hpp) calls it: it is what guards
+// the call and applies the checks and wrappers.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open_registered(
+    const backend_registration& backend, std::uint32_t ordinal);
 }  // namespace detail
 
 /// Calls a backend's enumerator, turning a throw into an error.
@@ -261,31 +316,53 @@ namespace detail {
 ///   static constexpr std::string_view id;   // stable id
 ///   static constexpr int rank;              // precedence, lower wins
 ///   static constexpr bool dispatches;       // runs on this host
-///   static constexpr op_set ops;            // ops it runs
+///   static constexpr op_set ops;            // built-in ops it runs
 ///   using device_type = ...;                // final class derived from roster::device
-///   static expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+///   static expected<std::unique_ptr<device_type>> open(roster::open_key, std::uint32_t ordinal);
 ///   static expected<std::vector<adapter_info>> enumerate();
+/// and optionally:
+///   using kernel_payload = P;               // the payload type of its users' kernels (P::payload_id)
+///   template <class T> static constexpr kernel_payload builtin_payload(op o);  // entry points of its built-in ops
 template <class B>
-concept backend = requires(std::uint32_t ordinal) {
+concept backend = requires(open_key key, std::uint32_t ordinal) {
   { B::id } -> std::convertible_to<std::string_view>;
   { B::rank } -> std::convertible_to<int>;
   { B::dispatches } -> std::convertible_to<bool>;
   { B::ops } -> std::convertible_to<op_set>;
   typename B::device_type;
   requires std::derived_from<typename B::device_type, device>;
-  { B::open(ordinal) } -> std::same_as<expected<std::unique_ptr<typename B::device_type>>>;
+  { B::open(key, ordinal) } -> std::same_as<expected<std::unique_ptr<typename B::device_type>>>;
   { B::enumerate() } -> std::same_as<expected<std::vector<adapter_info>>>;
 };
 
 namespace detail {
 template <backend B>
-expected<std::unique_ptr<device>> open_erased(std::uint32_t ordinal) {
-  auto d = B::open(ordinal);
+expected<std::unique_ptr<device>> open_erased(open_key key, std::uint32_t ordinal) {
+  auto d = B::open(key, ordinal);
   if (!d) return std::move(d).error();
   return std::unique_ptr<device>(std::move(*d));
 }
+template <class B>
+constexpr std::uint64_t payload_id_for() noexcept {
+  if constexpr (requires { B::kernel_payload::payload_id; })
+    return B::kernel_payload::payload_id;
+  else
+    return 0;
+}
 template <backend B>
-inline constexpr backend_registration registration_of{B::id, &open_erased<B>, &B::enumerate, B::ops};
+inline constexpr backend_registration registration_of{B::id, &open_erased<B>, &B::enumerate, B::ops,
+                                                      payload_id_for<B>()};
+// The kernel entry of built-in op O over T that ROSTER_REGISTER_BACKEND
+// derives from B's op set, with B's entry point for it where B gives one.
+template <class B, op O, class T>
+constexpr kernel_entry builtin_entry() noexcept {
+  if constexpr (requires { B::template builtin_payload<T>(O); })
+    return builtin_kernel<T>(O, B::id, B::template builtin_payload<T>(O));
+  else
+    return builtin_kernel<T>(O, B::id);
+}
+template <class B, op O, class T>
+inline constexpr kernel_entry builtin_entry_of = builtin_entry<B, O, T>();
 template <backend B>
 inline constexpr backend_precedence precedence_of{B::id, B::rank};
 template <backend B>
@@ -309,7 +386,8 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   static_assert(::roster::backend<B>,                                                             \
                 "ROSTER_REGISTER_BACKEND(" #B "): " #B " does not model roster::backend. It needs "  \
                 "static id, rank, dispatches, ops, a device_type derived from roster::device, "      \
-                "open(std::uint32_t) -> expected<unique_ptr<device_type>> and enumerate() -> "       \
+                "open(roster::open_key, std::uint32_t) -> expected<unique_ptr<device_type>> and "    \
+                "enumerate() -> "                                                                     \
                 "expected<vector<adapter_info>>; see roster/backend.hpp")
 
 #define ROSTER_IMPL_CHECK_BACKEND_ID(B)                                                            \
@@ -318,8 +396,26 @@ constexpr backend_claim claim_of(const char* site) noexcept {
                 "name: use 1 to 64 ASCII letters, digits, '_' or '-' (no space, no ':'); "          \
                 "specs compare it without case")
 
+// One kernel entry per built-in op of B's op set and element type: the
+// registration's op set is the one source of what the backend runs.
+#define ROSTER_IMPL_BUILTIN_ENTRY(B, o, T) \
+  ROSTER_IMPL_SUBMIT_IF(::roster::kernel_entry, (B::ops.contains(o)), (::roster::detail::builtin_entry_of<B, o, T>))
+#define ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, o) \
+  ROSTER_IMPL_BUILTIN_ENTRY(B, o, float);    \
+  ROSTER_IMPL_BUILTIN_ENTRY(B, o, double)
+#define ROSTER_IMPL_BUILTIN_ENTRIES(B)                                   \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::fill);                 \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::copy);                 \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::mul);                  \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::add);                  \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::triad);                \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::nstream);              \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::dot);                  \
+  ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::grid_sync)
+
 /// Registers backend type B: its registration, precedence and capability,
-/// and its claim on its id (see detail/backend_id.hpp).
+/// its claim on its id (see detail/backend_id.hpp), and one kernel entry per
+/// built-in op of its op set and element type.
 #define ROSTER_REGISTER_BACKEND(B) ROSTER_IMPL_REGISTER_BACKEND(B, ROSTER_IMPL_CAT(roster_backend_claim_, __COUNTER__))
 #define ROSTER_IMPL_REGISTER_BACKEND(B, claim)                                                   \
   ROSTER_IMPL_CHECK_BACKEND(B);                                                                   \
@@ -330,7 +426,8 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   ROSTER_SUBMIT(::roster::backend_capability, ::roster::detail::capability_of<B>);                \
   static constinit const ::roster::detail::backend_claim claim =                                  \
       ::roster::detail::claim_of<B>(__FILE__ ":" ROSTER_IMPL_STR(__LINE__));                     \
-  ROSTER_SUBMIT(::roster::detail::backend_claim, claim)
+  ROSTER_SUBMIT(::roster::detail::backend_claim, claim);                                          \
+  ROSTER_IMPL_BUILTIN_ENTRIES(B)
 
 /// Defines an anchor symbol in a backend library so a program can force the
 /// linker to keep it: ROSTER_USE_BACKEND(name) in the program references it.

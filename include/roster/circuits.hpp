@@ -7,6 +7,7 @@
 #include <roster/config.hpp>
 #include <roster/device.hpp>
 #include <roster/error.hpp>
+#include <roster/occupancy.hpp>
 #include <roster/select.hpp>
 
 #include <cstddef>
@@ -19,30 +20,6 @@
 #include <vector>
 
 namespace roster {
-
-/// How busy a GPU is, read without creating a context (through NVML).
-struct device_occupancy {
-  /// Who may use the device (nvidia-smi -c).
-  enum class compute_mode : std::uint8_t { shared, exclusive_thread, prohibited, exclusive_process };
-  std::string source;                  ///< "NVML", or where a test's answers came from
-  std::uint64_t memory_total = 0;      ///< bytes
-  std::uint64_t memory_free = 0;       ///< bytes
-  compute_mode mode = compute_mode::shared;
-  bool mig_enabled = false;            ///< MIG mode on: work runs on its instances
-  std::vector<std::string> mig_uuids;  ///< the MIG instances' "MIG-..." UUIDs
-  std::vector<unsigned> pids;          ///< processes with a context on the device
-};
-
-/// Returns "shared", "exclusive-thread", "prohibited" or "exclusive-process".
-constexpr std::string_view to_string(device_occupancy::compute_mode m) noexcept {
-  switch (m) {
-    case device_occupancy::compute_mode::shared: return "shared";
-    case device_occupancy::compute_mode::exclusive_thread: return "exclusive-thread";
-    case device_occupancy::compute_mode::prohibited: return "prohibited";
-    case device_occupancy::compute_mode::exclusive_process: return "exclusive-process";
-  }
-  return "unknown";
-}
 
 /// One physical device, merged across the adapters that see it.
 struct circuit {
@@ -111,6 +88,13 @@ ROSTER_API ROSTER_INLINE void set_score_provider(score_provider provider);
 /// scan, and which device each role chose since. With ROSTER_TRACE=1 each line
 /// is also printed to stderr as it is made.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::string> trace_lines();
+
+namespace detail {
+/// Returns "circuit N SPEC (NAME, TYPE, UUID, pci ADDRESS)", for the trace.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string describe(const circuit& c);
+/// Appends a line to the trace (printed under ROSTER_TRACE); never throws.
+ROSTER_API ROSTER_INLINE void add_trace_line(std::string line) noexcept;
+}  // namespace detail
 
 }  // namespace roster
 

@@ -3,10 +3,11 @@
 /// element type and variant, placed in the linker-section inventory with
 /// ROSTER_KERNEL and called from a program with program::call.
 ///
-/// An entry is constinit data: nothing runs at start-up. Its entry point
-/// depends on the backend: a CPU function called on the pool's threads with a
-/// part of the index space, a CUDA host launcher the user compiles with nvcc
-/// (so this header needs no CUDA header), or SPIR-V words for Vulkan.
+/// An entry is constinit data: nothing runs at start-up. Its entry point is a
+/// payload whose type the entry's backend defines in its own folder (a host
+/// function, a CUDA launcher, SPIR-V words, OpenCL C source...), tagged with
+/// that type's id: the core never names a backend, and each backend's header
+/// gives the factory that builds its entries (e.g. roster::cpu::kernel).
 
 #include <roster/config.hpp>
 #include <roster/error.hpp>
@@ -153,22 +154,41 @@ struct kernel_args {
   }
 };
 
-/// A CPU entry point: runs indices [begin, end) of the call on one pool thread.
-using cpu_kernel_fn = void (*)(const kernel_args& args, std::size_t begin, std::size_t end);
-/// A CUDA entry point: a host function, compiled with nvcc, that launches the
-/// kernel on `cuda_stream` (a cudaStream_t) and returns without waiting.
-using cuda_launcher_fn = void (*)(const kernel_args& args, void* cuda_stream);
+/// A function run on the host over indices [begin, end) of a call: the entry
+/// point of a backend that runs host code (the CPU backend's kernels, static
+/// kernels), and of a tuning reference (roster::tune_options::reference).
+using host_kernel_fn = void (*)(const kernel_args& args, std::size_t begin, std::size_t end);
 
-/// A Vulkan entry point: a compute shader's SPIR-V. Buffers are storage
-/// buffers at set 0, bindings 0..n-1 in signature order. The push constants
-/// are `uint extent` at offset 0, then each scalar in signature order at its
-/// natural alignment (4 bytes, 8 for a double). The dispatch runs
-/// ceil(extent / local_size_x) workgroups along x.
-struct spirv_kernel {
-  std::span<const std::uint32_t> code;
-  std::uint32_t local_size_x = 64;  ///< the shader's local_size_x
-  std::string_view entry = "main";
+/// Returns the stable id of a kernel payload type from its name and layout
+/// version, e.g. payload_id_of("roster::host_kernel/1") (FNV-1a, 64 bits).
+constexpr std::uint64_t payload_id_of(std::string_view name) noexcept {
+  std::uint64_t h = 14695981039346656037ull;
+  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+/// A kernel's entry point as its backend defines it: the address of a
+/// constinit object of the backend's payload type, and that type's id. A
+/// payload type P declares `static constexpr std::uint64_t payload_id`.
+struct kernel_payload {
+  const void* data = nullptr;
+  std::uint64_t id = 0;
 };
+
+/// Returns the payload of a constinit object of payload type P.
+template <class P>
+constexpr kernel_payload payload_of(const P* object) noexcept {
+  return {object, P::payload_id};
+}
+
+/// The payload of a host function over a range of indices (host_kernel_fn).
+struct host_kernel {
+  static constexpr std::uint64_t payload_id = payload_id_of("roster::host_kernel/1");
+  host_kernel_fn fn = nullptr;
+};
+/// The host_kernel payload of function Fn, as constinit data.
+template <host_kernel_fn Fn>
+inline constexpr host_kernel host_kernel_of{Fn};
 
 /// Marks a variant as the one that runs when a call names none.
 inline constexpr bool default_variant = true;
@@ -189,14 +209,15 @@ struct kernel_key {
 /// backend's entry point. Submitted with ROSTER_KERNEL.
 struct kernel_entry {
   std::string_view op;       ///< e.g. "axpy"
-  std::string_view backend;  ///< "cpu", "cuda", "vulkan"
+  std::string_view backend;  ///< the backend's id, e.g. "cpu"
   std::string_view variant;  ///< e.g. "plain", "tiled"
   bool is_default = false;   ///< runs when a call names no variant
   element_type type = element_type::f64;  ///< the first buffer's element type
   std::span<const kernel_param> signature;
-  cpu_kernel_fn cpu = nullptr;        ///< backend "cpu"
-  cuda_launcher_fn cuda = nullptr;    ///< backend "cuda"
-  spirv_kernel vulkan{};              ///< backend "vulkan"
+  /// The entry point, of the payload type the backend's registration names
+  /// (backend_registration::payload_id); empty for a built-in op the backend
+  /// runs on its own path.
+  kernel_payload payload{};
   /// The built-in op this entry stands for; op::call for a user kernel. A
   /// dispatch maps a call whose entry is a built-in onto the backend's own
   /// path for that op (fused on the CPU, one launch on CUDA, one submit on
@@ -204,12 +225,18 @@ struct kernel_entry {
   roster::op builtin = roster::op::call;
   /// Returns the inventory key: op, backend, element type, variant.
   [[nodiscard]] constexpr kernel_key key() const noexcept { return {op, backend, type, variant}; }
+  /// Returns the payload as P, or null when the entry carries another type.
+  template <class P>
+  [[nodiscard]] const P* payload_as() const noexcept {
+    return payload.id == P::payload_id ? static_cast<const P*>(payload.data) : nullptr;
+  }
 };
 
-namespace detail {
+/// Returns a kernel entry with signature P... and a backend's payload: the
+/// one builder under each backend's factory (roster::cpu::kernel, ...).
 template <class... P>
-constexpr kernel_entry kernel_of(std::string_view op, std::string_view backend, std::string_view variant,
-                                 bool is_default) noexcept {
+constexpr kernel_entry kernel_entry_of(std::string_view op, std::string_view backend, std::string_view variant,
+                                       bool is_default, kernel_payload payload) noexcept {
   static_assert(sizeof...(P) > 0, "a kernel signature needs at least one buffer parameter");
   static_assert(signature_of<P...>[0].is_buffer, "a kernel signature starts with a buffer parameter");
   kernel_entry e{};
@@ -219,40 +246,17 @@ constexpr kernel_entry kernel_of(std::string_view op, std::string_view backend, 
   e.is_default = is_default;
   e.type = signature_of<P...>[0].type;
   e.signature = signature_of<P...>;
-  return e;
-}
-}  // namespace detail
-
-/// Returns a CPU kernel entry with signature P...
-template <class... P>
-constexpr kernel_entry cpu_kernel(std::string_view op, std::string_view variant, bool is_default,
-                                  cpu_kernel_fn fn) noexcept {
-  kernel_entry e = detail::kernel_of<P...>(op, "cpu", variant, is_default);
-  e.cpu = fn;
-  return e;
-}
-/// Returns a CUDA kernel entry with signature P...
-template <class... P>
-constexpr kernel_entry cuda_kernel(std::string_view op, std::string_view variant, bool is_default,
-                                   cuda_launcher_fn launcher) noexcept {
-  kernel_entry e = detail::kernel_of<P...>(op, "cuda", variant, is_default);
-  e.cuda = launcher;
-  return e;
-}
-/// Returns a Vulkan kernel entry with signature P...
-template <class... P>
-constexpr kernel_entry vulkan_kernel(std::string_view op, std::string_view variant, bool is_default,
-                                     spirv_kernel code) noexcept {
-  kernel_entry e = detail::kernel_of<P...>(op, "vulkan", variant, is_default);
-  e.vulkan = code;
+  e.payload = payload;
   return e;
 }
 
 namespace detail {
+// Substitutes E for roster::elem in each parameter, for the factories that
+// register one function for float and double.
 template <class E, class... P>
-constexpr kernel_entry cpu_kernel_for(std::string_view op, std::string_view variant, bool is_default,
-                                      cpu_kernel_fn fn) noexcept {
-  return cpu_kernel<typename with_elem<E, P>::type...>(op, variant, is_default, fn);
+constexpr kernel_entry kernel_entry_for(std::string_view op, std::string_view backend, std::string_view variant,
+                                        bool is_default, kernel_payload payload) noexcept {
+  return kernel_entry_of<typename with_elem<E, P>::type...>(op, backend, variant, is_default, payload);
 }
 }  // namespace detail
 
@@ -307,8 +311,6 @@ program& call(program& p, const kernel_ref<P...>& k, const A&... args) {
   return p.call(k.op, std::span<const buffer>(bufs, nb), std::span<const scalar_arg>(scal, ns), k.options);
 }
 
-/// The variant name of the entries for roster's built-in ops.
-inline constexpr std::string_view builtin_variant = "builtin";
 
 /// Returns the signature of built-in op `o` over T, in the order of the
 /// program member function's arguments (grid_sync: none), e.g. triad:
@@ -329,19 +331,14 @@ constexpr std::span<const kernel_param> builtin_signature(op o) noexcept {
   return {};
 }
 
-/// Returns the built-in op named `name` ("triad"), or op::call when none is.
-constexpr op builtin_op(std::string_view name) noexcept {
-  for (std::size_t o = 0; o < op_count; ++o)
-    if (to_string(static_cast<op>(o)) == name) return static_cast<op>(o);
-  return op::call;
-}
 
 /// Returns the inventory entry of built-in op `o` over T on `backend`: variant
-/// "builtin", the default, with the op's signature and `fn` as its CPU entry
-/// point (null on backends whose dispatch runs the op on its own path).
+/// "builtin", the default, with the op's signature and an optional payload
+/// (empty where the backend's dispatch runs the op on its own path).
+/// ROSTER_REGISTER_BACKEND submits one for each op of the backend's op set.
 template <class T>
   requires is_element_v<T>
-constexpr kernel_entry builtin_kernel(op o, std::string_view backend, cpu_kernel_fn fn = nullptr) noexcept {
+constexpr kernel_entry builtin_kernel(op o, std::string_view backend, kernel_payload payload = {}) noexcept {
   kernel_entry e{};
   e.op = to_string(o);
   e.backend = backend;
@@ -349,7 +346,7 @@ constexpr kernel_entry builtin_kernel(op o, std::string_view backend, cpu_kernel
   e.is_default = true;
   e.type = element_of<T>();
   e.signature = builtin_signature<T>(o);
-  e.cpu = fn;
+  e.payload = payload;
   e.builtin = o;
   return e;
 }
@@ -412,9 +409,14 @@ constexpr kernel_entry builtin_kernel(op o, std::string_view backend, cpu_kernel
                                                                             std::span<const scalar_arg> scalars,
                                                                             std::size_t extent = 0);
 
-/// Returns the scalars of a call converted to the entry's signature types.
-[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry,
-                                                                               const kernel_call& call);
+/// Checks a program's steps against the kernel inventory's signatures:
+/// non-empty, not oversized, buffers present and of one element type, lengths
+/// that agree, finite scalars; calls by check_call.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(std::span<const step> steps);
+/// Checks a program (see the span overload). A program found valid is not
+/// checked again until it gains a step or the kernel inventory changes (a
+/// module loaded or unloaded): dispatching it again costs no check.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);
 
 /// Writes the scalars of a call, converted to the entry's signature types,
 /// into `out` (at least as many as the call has); allocates nothing.
@@ -433,6 +435,60 @@ ROSTER_API ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const k
   }
   return 0;
 }
+
+/// The arguments of one kernel call as its entry point receives them, built
+/// here for every backend: each buffer's memory, the scalars converted to the
+/// signature's types, the extent. Up to 16 buffers and 16 scalars need no
+/// allocation; a backend keeps one on its stack per call.
+class call_arguments {
+ public:
+  /// Builds the arguments of a validated call of `entry`. `memory_of(buffer)`
+  /// returns the buffer's memory on this backend, or null where the backend's
+  /// API binds buffers itself; with `need_memory`, a null is an error.
+  template <class MemoryOf>
+  [[nodiscard]] expected<kernel_args> build(const kernel_entry& entry, const kernel_call& call, MemoryOf&& memory_of,
+                                            bool need_memory = true) {
+    scalar_arg* scal = scalars(call.scalars.size());
+    convert_scalars(entry, call, std::span<scalar_arg>(scal, call.scalars.size()));
+    return gather(call.buffers, std::span<const scalar_arg>(scal, call.scalars.size()), call_extent(entry, call),
+                  memory_of, need_memory);
+  }
+  /// Builds the arguments of checked buffers and scalars over [0, extent)
+  /// (static kernel calls, whose signature is checked as they compile).
+  template <class MemoryOf>
+  [[nodiscard]] expected<kernel_args> build(std::span<const buffer> buffers, std::span<const scalar_arg> scalars,
+                                            std::size_t extent, MemoryOf&& memory_of, bool need_memory = true) {
+    return gather(buffers, scalars, extent, memory_of, need_memory);
+  }
+
+ private:
+  template <class MemoryOf>
+  expected<kernel_args> gather(std::span<const buffer> buffers, std::span<const scalar_arg> scalars,
+                               std::size_t extent, MemoryOf& memory_of, bool need_memory) {
+    kernel_buffer* bufs = small_buffers_;
+    if (buffers.size() > std::size(small_buffers_)) {
+      more_buffers_.resize(buffers.size());
+      bufs = more_buffers_.data();
+    }
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      void* data = memory_of(buffers[i]);
+      if (data == nullptr && need_memory) return buffer_not_live(i);
+      bufs[i] = {data, buffers[i].size, buffers[i].type};
+    }
+    return kernel_args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
+  }
+  scalar_arg* scalars(std::size_t n) {
+    if (n <= std::size(small_scalars_)) return small_scalars_;
+    more_scalars_.resize(n);
+    return more_scalars_.data();
+  }
+  [[nodiscard]] static ROSTER_API ROSTER_INLINE error buffer_not_live(std::size_t index);
+
+  kernel_buffer small_buffers_[16];
+  scalar_arg small_scalars_[16];
+  std::vector<kernel_buffer> more_buffers_;
+  std::vector<scalar_arg> more_scalars_;
+};
 
 /// Returns the size class of an extent in tuning records: floor(log2(extent)),
 /// 0 for an extent of 0 or 1, so 2^20 and 2^21 - 1 share one class.
@@ -463,53 +519,6 @@ struct kernel_choice {
 
 /// Registers a constinit roster::kernel_entry; use at namespace scope.
 #define ROSTER_KERNEL(entry) ROSTER_SUBMIT(::roster::kernel_entry, entry)
-
-#define ROSTER_IMPL_BUILTIN_KERNEL(name, backend, o, f32_fn, f64_fn)                                       \
-  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f32) =                              \
-      ::roster::builtin_kernel<float>(o, backend, f32_fn);                                                 \
-  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f64) =                              \
-      ::roster::builtin_kernel<double>(o, backend, f64_fn);                                                \
-  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f32));                                                              \
-  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f64))
-
-/// Registers built-in op `o` (a roster::op) on `backend` for float and double,
-/// variant "builtin", the default, with no entry point: the backend's dispatch
-/// runs it on its own path. A backend's built-in ops are inventory entries
-/// like users' kernels; the router passes over a backend that lacks one.
-#define ROSTER_BUILTIN_KERNEL(backend, o) \
-  ROSTER_IMPL_BUILTIN_KERNEL(ROSTER_IMPL_CAT(roster_builtin_kernel_, __COUNTER__), backend, o, nullptr, nullptr)
-
-/// Registers built-in op `o` on `backend` with CPU entry point template `fn`
-/// (instantiated for float and double).
-#define ROSTER_BUILTIN_CPU_KERNEL(backend, o, fn)                                                \
-  ROSTER_IMPL_BUILTIN_KERNEL(ROSTER_IMPL_CAT(roster_builtin_kernel_, __COUNTER__), backend, o, \
-                             &fn<float>, &fn<double>)
-
-/// Registers all eight built-in ops on `backend` (ROSTER_BUILTIN_KERNEL each).
-#define ROSTER_BUILTIN_KERNELS(backend)                   \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::fill);      \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::copy);      \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::mul);       \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::add);       \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::triad);     \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::nstream);   \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::dot);       \
-  ROSTER_BUILTIN_KERNEL(backend, ::roster::op::grid_sync)
-
-#define ROSTER_IMPL_CPU_KERNEL(name, op, variant, is_default, fn, ...)                                     \
-  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f32) =                              \
-      ::roster::detail::cpu_kernel_for<float, __VA_ARGS__>(op, variant, is_default, &fn<float>);           \
-  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f64) =                              \
-      ::roster::detail::cpu_kernel_for<double, __VA_ARGS__>(op, variant, is_default, &fn<double>);         \
-  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f32));                                                              \
-  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f64))
-
-/// Registers CPU kernel template `fn` for float and double: `op` and
-/// `variant` are names, `is_default` roster::default_variant or
-/// roster::other_variant, then the signature with roster::elem for the
-/// element type, e.g. roster::read_write<roster::elem>, roster::scalar<roster::elem>.
-#define ROSTER_CPU_KERNEL(op, variant, is_default, fn, ...) \
-  ROSTER_IMPL_CPU_KERNEL(ROSTER_IMPL_CAT(roster_cpu_kernel_, __COUNTER__), op, variant, is_default, fn, __VA_ARGS__)
 
 #if defined(ROSTER_HEADER_ONLY)
 #  include <roster/detail/kernels-inl.hpp>

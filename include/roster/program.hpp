@@ -48,6 +48,16 @@ constexpr std::string_view to_string(op o) noexcept {
   return i < std::size(names) ? names[i] : std::string_view("unknown");
 }
 
+/// The variant name of the entries for roster's built-in ops.
+inline constexpr std::string_view builtin_variant = "builtin";
+
+/// Returns the built-in op named `name` ("triad"), or op::call when none is.
+constexpr op builtin_op(std::string_view name) noexcept {
+  for (std::size_t o = 0; o < op_count; ++o)
+    if (to_string(static_cast<op>(o)) == name) return static_cast<op>(o);
+  return op::call;
+}
+
 /// Type of a scalar argument of a kernel call.
 enum class scalar_type : std::uint8_t { f32, f64, i32, u32 };
 
@@ -223,7 +233,7 @@ class program {
   [[nodiscard]] bool empty() const noexcept { return steps_.empty(); }
 
  private:
-  friend ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);
+  friend ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);  // kernels.hpp
   std::vector<step> steps_;
   mutable detail::validated_mark validated_;
   // The calls' arguments: shared and immutable, so a copied program's steps
@@ -243,18 +253,18 @@ constexpr int buffers_of(op o) noexcept {
   return 0;
 }
 
-/// Checks a program's structure: non-empty, not oversized, buffers present
-/// and of one element type, lengths that agree, finite scalars.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(std::span<const step> steps);
-/// Checks a program's structure (see the span overload). A program found
-/// valid is not checked again until it gains a step or the kernel inventory
-/// changes (a module loaded or unloaded): dispatching it again costs no check.
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> validate(const program& p);
 
 /// Returns the pieces of a program between grid_syncs, none holding a grid_sync
 /// and none empty.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::span<const step>> split_at_grid_sync(
     std::span<const step> steps);
+
+/// Returns the shape of a program for grid-sync choices: its ops in order,
+/// "," between steps and "|" for each grid_sync, a call by its kernel's op
+/// name: "triad|dot" for `triad; grid_sync; dot`.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string program_shape(std::span<const step> steps);
+/// Returns whether a program has this shape, allocating nothing.
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool has_shape(std::span<const step> steps, std::string_view shape) noexcept;
 
 /// Returns the bytes a step moves through memory (reads plus writes).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::size_t bytes_moved(const step& s) noexcept;

@@ -5,6 +5,7 @@
 #include <roster/backend.hpp>
 #include <roster/binding.hpp>
 #include <roster/circuits.hpp>
+#include <roster/decide.hpp>
 #include <roster/device.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
@@ -15,5 +16,6 @@
 #include <roster/ranking.hpp>
 #include <roster/select.hpp>
 #include <roster/spec.hpp>
+#include <roster/split.hpp>
 #include <roster/tuning.hpp>
 #include <roster/variants.hpp>

@@ -55,7 +55,7 @@ template <class T, class D>
 
 /// One kernel for the compile-time registry: op name, backend id, variant,
 /// default flag (roster::default_variant or roster::other_variant), entry
-/// point (CPU: a function of cpu_kernel_fn's signature) and signature P...
+/// point (a function of host_kernel_fn's signature) and signature P...
 /// (roster::read<T>, write<T>, read_write<T>, scalar<T>).
 template <fixed_string Op, fixed_string Backend, fixed_string Variant, bool IsDefault, auto Entry, class... P>
 struct static_kernel {
@@ -342,10 +342,10 @@ constexpr kernel_entry static_kernel_entry_of() noexcept {
   e.is_default = K::is_default;
   e.type = K::type;
   e.signature = K::signature;
-  if constexpr (std::is_convertible_v<decltype(K::entry), cpu_kernel_fn>)
-    e.cpu = K::entry;
-  else if constexpr (std::is_convertible_v<decltype(K::entry), cuda_launcher_fn>)
-    e.cuda = K::entry;
+  // A static kernel's entry point runs on the host over a range of indices:
+  // the payload a backend that runs host code takes (roster::host_kernel).
+  if constexpr (std::is_convertible_v<decltype(K::entry), host_kernel_fn>)
+    e.payload = payload_of(&host_kernel_of<K::entry>);
   return e;
 }
 template <class K>

@@ -70,7 +70,7 @@ struct static_backend_check {
   static_assert(backend<B>,
                 "roster::static_registry: a listed type does not model roster::backend (the type is named in "
                 "the 'required from' note). It needs static id, rank, dispatches, ops, a device_type derived "
-                "from roster::device, open(std::uint32_t) -> expected<unique_ptr<device_type>> and "
+                "from roster::device, open(roster::open_key, std::uint32_t) -> expected<unique_ptr<device_type>> and "
                 "enumerate() -> expected<vector<adapter_info>>; see roster/backend.hpp. Fix: add the missing "
                 "members, or remove the type from the registry.");
   static constexpr bool value = backend<B>;
@@ -270,7 +270,9 @@ class static_registry {
   }
 
   /// Opens adapter `ordinal` of the backend with this id, as its concrete
-  /// device type; a throwing factory becomes an error.
+  /// device type, through the one open path (roster::acquire's checks; a
+  /// throwing factory becomes an error). No wrapper: dispatch_static splits
+  /// a program at its grid_syncs where the device has no native grid sync.
   template <fixed_string id>
   [[nodiscard]] static auto open(std::uint32_t ordinal = 0) noexcept {
     using B = typename decltype(get<id>())::type;
@@ -319,20 +321,7 @@ class static_registry {
  private:
   template <class B>
   static expected<std::unique_ptr<typename B::device_type>> open_backend(std::uint32_t ordinal) noexcept {
-    const std::string spec = std::string(detail::static_id<B>()) + ":" + std::to_string(ordinal);
-    try {
-      auto d = B::open(ordinal);
-      if (d && *d == nullptr)
-        return make_error(errc::internal, spec + ": the backend's factory returned no device and no error",
-                          "fix the backend's open() to return a device or an error");
-      return d;
-    } catch (const std::exception& e) {
-      return make_error(errc::internal, spec + ": the backend's factory threw: " + std::string(e.what()),
-                        "fix the backend's open() to return an error instead of throwing");
-    } catch (...) {
-      return make_error(errc::internal, spec + ": the backend's factory threw a non-standard exception",
-                        "fix the backend's open() to return an error instead of throwing");
-    }
+    return open_as<B>(ordinal);
   }
 };
 

@@ -28,7 +28,7 @@ struct tune_options {
   std::size_t extent = 0;           ///< the call's extent; 0: the buffers' length
   /// The reference each variant's result must match, run on the host over the
   /// same inputs on [0, extent); null: the default variant's result.
-  cpu_kernel_fn reference = nullptr;
+  host_kernel_fn reference = nullptr;
   double min_gain = detail::decision_min_gain;  ///< the minimum gain a variant needs to replace the default
 };
 

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_device.hpp"
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -63,7 +65,7 @@ TEST(cpu_threads, bad_values_are_errors_from_open) {
 TEST(cpu_threads, good_values_set_the_thread_count) {
   for (auto [text, want] : {std::pair{"1", 1u}, std::pair{"3", 3u}, std::pair{" 2 ", 2u}, std::pair{"007", 7u}}) {
     scoped_threads env(text);
-    auto d = roster::cpu::backend::open(0);
+    auto d = roster_test::open_cpu_device();
     ASSERT_TRUE(d) << d.error().message();
     EXPECT_EQ((*d)->threads(), want);
     EXPECT_EQ((*d)->adapter().compute_units, want);
@@ -124,7 +126,7 @@ TEST(cpu_adapter, identity_read_from_the_system) {
 }
 
 TEST(cpu_device, native_grid_sync_means_no_split_unless_forced) {
-  auto native = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
+  auto native = roster::acquire("cpu", {.force_split = false});
   ASSERT_TRUE(native);
   EXPECT_TRUE((*native)->caps().native_grid_sync);
   EXPECT_NE(dynamic_cast<roster::cpu::device*>(native->get()), nullptr);
@@ -135,7 +137,7 @@ TEST(cpu_device, native_grid_sync_means_no_split_unless_forced) {
 }
 
 TEST(cpu_device, buffers_are_64_byte_aligned_and_zeroed) {
-  auto d = roster::cpu::backend::open(0);
+  auto d = roster_test::open_cpu_device();
   ASSERT_TRUE(d);
   for (std::size_t n : {1, 3, 17, 1000, 100003}) {
     auto f = (*d)->allocate<float>(n);
@@ -225,8 +227,8 @@ TEST(cpu_dot, double_meets_stated_bound) { dot_meets_stated_bound<double>(); }
 // including unaligned heads and tails, and must give the plain path's values.
 template <class T>
 void streaming_matches_plain() {
-  auto streaming = roster::cpu::backend::open(0);
-  auto plain = roster::cpu::backend::open(0);
+  auto streaming = roster_test::open_cpu_device();
+  auto plain = roster_test::open_cpu_device();
   ASSERT_TRUE(streaming && plain);
   (*streaming)->set_streaming_threshold(0);
   (*plain)->set_streaming_threshold(std::size_t{1} << 62);
@@ -272,8 +274,8 @@ TEST(cpu_device, streaming_stores_match_plain_double) { streaming_matches_plain<
 // and fused, on odd sizes.
 template <class T>
 void wide_matches_baseline() {
-  auto wide = roster::cpu::device::open(3);
-  auto base = roster::cpu::device::open(3);
+  auto wide = roster_test::open_cpu_device(3);
+  auto base = roster_test::open_cpu_device(3);
   ASSERT_TRUE(wide && base);
   for (auto* d : {wide->get(), base->get()}) d->set_streaming_threshold(std::size_t{1} << 62);
   EXPECT_FALSE((*base)->set_wide_loops(false));
@@ -319,7 +321,7 @@ TEST(cpu_device, wide_loops_match_baseline_float) { wide_matches_baseline<float>
 TEST(cpu_device, wide_loops_match_baseline_double) { wide_matches_baseline<double>(); }
 
 TEST(cpu_device, wide_loops_are_on_where_the_cpu_has_avx2) {
-  auto d = roster::cpu::device::open(1);
+  auto d = roster_test::open_cpu_device(1);
   ASSERT_TRUE(d);
 #if ROSTER_CPU_WIDE_CLONE
   // A baseline x86-64 build carries the AVX2 copy and runs it where it can.
@@ -334,7 +336,7 @@ TEST(cpu_device, wide_loops_are_on_where_the_cpu_has_avx2) {
 }
 
 TEST(cpu_device, streaming_threshold_defaults_to_the_last_level_cache) {
-  auto d = roster::cpu::backend::open(0);
+  auto d = roster_test::open_cpu_device();
   ASSERT_TRUE(d);
   const long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
   EXPECT_EQ((*d)->streaming_threshold(), llc > 0 ? static_cast<std::size_t>(llc) : std::size_t{32} << 20);

@@ -105,7 +105,7 @@ class CudaDevice : public ::testing::TestWithParam<grid_sync_mode> {
  protected:
   void SetUp() override {
     ROSTER_TEST_NEED_GPU();
-    auto d = roster::acquire("cuda:0", {.force_split = GetParam() == grid_sync_mode::split, .use_tuning = false});
+    auto d = roster::acquire("cuda:0", {.force_split = GetParam() == grid_sync_mode::split});
     ASSERT_TRUE(d) << d.error().message();
     dev_ = std::move(*d);
     ASSERT_EQ(cuda_of(*dev_).mode(), GetParam());
@@ -244,7 +244,7 @@ TEST(CudaErrors, OversizedAllocationIsOutOfMemoryAndTheDeviceLivesOn) {
 TEST(CudaErrors, GridSyncVariableChoosesTheSplit) {
   ROSTER_TEST_NEED_GPU();
   ::setenv("ROSTER_CUDA_GRID_SYNC", "split", 1);
-  auto split = roster::acquire("cuda:0", {.use_tuning = false});
+  auto split = roster::acquire("cuda:0", {});
   ::setenv("ROSTER_CUDA_GRID_SYNC", "sometimes", 1);
   auto bad = roster::acquire("cuda:0");
   ::unsetenv("ROSTER_CUDA_GRID_SYNC");
@@ -259,7 +259,7 @@ TEST(CudaErrors, GridSyncVariableChoosesTheSplit) {
 
 TEST(CudaErrors, NativeNeedsCooperativeLaunch) {
   ROSTER_TEST_NEED_GPU();
-  auto d = roster::cuda::device::open(0);
+  auto d = roster::open_as<roster::cuda::backend>();
   ASSERT_TRUE(d) << d.error().message();
   auto ok = (*d)->set_mode(grid_sync_mode::native);
   EXPECT_EQ(static_cast<bool>(ok), (*d)->adapter().native_grid_sync);

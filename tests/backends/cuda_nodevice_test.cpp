@@ -3,6 +3,7 @@
 // every failure is an error naming the CUDA code, with a Fix: part.
 
 #include <roster/acquire.hpp>
+#include <roster/decide.hpp>
 #include <roster/backends/cuda.hpp>
 
 #include <gtest/gtest.h>

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_device.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <span>
@@ -100,7 +102,7 @@ class probe_device final : public roster::device {
 };
 
 std::unique_ptr<roster::cpu::device> open_cpu(unsigned threads) {
-  auto d = roster::cpu::device::open(threads);
+  auto d = roster_test::open_cpu_device(threads);
   EXPECT_TRUE(d) << d.error().message();
   return std::move(*d);
 }

@@ -83,7 +83,7 @@ roster::device* open(const target& t, std::string& why) {
   auto& cache = device_cache();
   const std::string key = t.spec + (t.split ? "/split" : "/native");
   if (auto it = cache.find(key); it != cache.end()) return it->second.get();
-  auto d = roster::acquire(t.spec, {.force_split = t.split, .use_tuning = false});
+  auto d = roster::acquire(t.spec, {.force_split = t.split});
   if (!d) {
     why = d.error().message();
     return nullptr;

@@ -14,7 +14,7 @@ struct broken_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = roster::device;
-  static roster::expected<std::unique_ptr<roster::device>> open(std::uint32_t) {
+  static roster::expected<std::unique_ptr<roster::device>> open(roster::open_key, std::uint32_t) {
     return roster::make_error(roster::errc::unavailable, "no", "none");
   }
 #if defined(ROSTER_TEST_FIXED_BACKEND)

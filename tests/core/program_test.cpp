@@ -34,7 +34,7 @@ void expect_invalid(const program& p, std::string_view words) {
 
 struct fixture : ::testing::Test {
   void SetUp() override {
-    auto d = roster::acquire("cpu", {.force_split = false, .use_tuning = false});
+    auto d = roster::acquire("cpu", {.force_split = false});
     ASSERT_TRUE(d) << d.error().message();
     dev = std::move(*d);
     a = *dev->allocate<double>(100);

@@ -40,7 +40,7 @@ struct base_backend {
 struct test_registry_backend_emits : base_backend<1> {
   static constexpr std::string_view id = "test_registry_backend_emits";
   static constexpr bool dispatches = false;
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return std::make_unique<recording_device>(id, true);
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { return one_adapter(id); }
@@ -49,8 +49,8 @@ struct test_registry_backend_emits : base_backend<1> {
 struct test_registry_backend_lacks_dot : base_backend<2> {
   static constexpr std::string_view id = "test_registry_backend_lacks_dot";
   static constexpr op_set ops = op_set::of({roster::op::fill, roster::op::copy, roster::op::mul, roster::op::add,
-                                            roster::op::triad, roster::op::nstream, roster::op::grid_sync});
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+                                            roster::op::triad, roster::op::grid_sync});
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return std::make_unique<recording_device>(id, true);
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { return one_adapter(id); }
@@ -58,7 +58,7 @@ struct test_registry_backend_lacks_dot : base_backend<2> {
 
 struct test_registry_backend_fails_open : base_backend<3> {
   static constexpr std::string_view id = "test_registry_backend_fails_open";
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return roster::make_error(roster::errc::unavailable, "test_registry_backend_fails_open: no device here",
                               "run on a host that has one");
   }
@@ -67,7 +67,7 @@ struct test_registry_backend_fails_open : base_backend<3> {
 
 struct test_registry_backend_throws : base_backend<4> {
   static constexpr std::string_view id = "test_registry_backend_throws";
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     throw std::runtime_error("factory exploded");
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { throw std::runtime_error("enumerator exploded"); }
@@ -75,7 +75,7 @@ struct test_registry_backend_throws : base_backend<4> {
 
 struct test_registry_backend_null : base_backend<5> {
   static constexpr std::string_view id = "test_registry_backend_null";
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return std::unique_ptr<recording_device>{};
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { throw 42; }
@@ -83,7 +83,7 @@ struct test_registry_backend_null : base_backend<5> {
 
 struct test_registry_backend_nosync : base_backend<200> {
   static constexpr std::string_view id = "test_registry_backend_nosync";
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return std::make_unique<recording_device>(id, false);
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { return one_adapter(id); }
@@ -91,14 +91,14 @@ struct test_registry_backend_nosync : base_backend<200> {
 
 struct test_registry_backend_native : base_backend<201> {
   static constexpr std::string_view id = "test_registry_backend_native";
-  static expected<std::unique_ptr<recording_device>> open(std::uint32_t) {
+  static expected<std::unique_ptr<recording_device>> open(roster::open_key, std::uint32_t) {
     return std::make_unique<recording_device>(id, true);
   }
   static expected<std::vector<roster::adapter_info>> enumerate() { return one_adapter(id); }
 };
 
 // A registration with no precedence and no capability entry: ranks last.
-expected<std::unique_ptr<roster::device>> open_unranked(std::uint32_t) {
+expected<std::unique_ptr<roster::device>> open_unranked(roster::open_key, std::uint32_t) {
   return std::unique_ptr<roster::device>(std::make_unique<recording_device>("test_registry_backend_unranked", true));
 }
 expected<std::vector<roster::adapter_info>> enumerate_unranked() { return one_adapter("test_registry_backend_unranked"); }
@@ -116,21 +116,6 @@ ROSTER_REGISTER_BACKEND(test_registry_backend_nosync);
 ROSTER_REGISTER_BACKEND(test_registry_backend_native);
 ROSTER_SUBMIT(roster::backend_registration, unranked_registration);
 
-// The built-in ops as kernel inventory entries: the router passes over a
-// backend that lacks one. test_registry_backend_lacks_dot's op set names
-// nstream, but it places no nstream entry: the inventory decides.
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::fill);
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::copy);
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::mul);
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::add);
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::triad);
-ROSTER_BUILTIN_KERNEL("test_registry_backend_lacks_dot", roster::op::grid_sync);
-ROSTER_BUILTIN_KERNELS("test_registry_backend_fails_open");
-ROSTER_BUILTIN_KERNELS("test_registry_backend_throws");
-ROSTER_BUILTIN_KERNELS("test_registry_backend_null");
-ROSTER_BUILTIN_KERNELS("test_registry_backend_nosync");
-ROSTER_BUILTIN_KERNELS("test_registry_backend_native");
-ROSTER_BUILTIN_KERNELS("test_registry_backend_unranked");
 
 namespace {
 
@@ -290,7 +275,7 @@ TEST(grid_sync_split, device_without_native_sync_receives_pieces_in_order) {
 }
 
 TEST(grid_sync_split, device_with_native_sync_receives_the_whole_program) {
-  auto d = roster::acquire("test_registry_backend_native", {.force_split = false, .use_tuning = false});
+  auto d = roster::acquire("test_registry_backend_native", {.force_split = false});
   ASSERT_TRUE(d);
   EXPECT_TRUE((*d)->caps().native_grid_sync);
   std::vector<roster::buffer> bufs;
@@ -350,7 +335,7 @@ TEST(router, passes_over_emitter_missing_op_and_failing_open_with_reasons) {
     return "(not passed over)";
   };
   EXPECT_NE(reason("test_registry_backend_emits").find("emits code only"), std::string::npos);
-  EXPECT_NE(reason("test_registry_backend_lacks_dot").find("does not support dot"), std::string::npos);
+  EXPECT_NE(reason("test_registry_backend_lacks_dot").find("does not run 'dot'"), std::string::npos);
   EXPECT_NE(reason("test_registry_backend_fails_open").find("no device here"), std::string::npos);
   EXPECT_NE(reason("test_registry_backend_throws").find("factory exploded"), std::string::npos);
   EXPECT_NE(reason("test_registry_backend_null").find("returned no device"), std::string::npos);
@@ -375,19 +360,29 @@ TEST(router, program_without_dot_may_use_the_backend_lacking_dot) {
   EXPECT_EQ(routed->backend, "test_registry_backend_lacks_dot");
 }
 
-TEST(router, passes_over_a_backend_without_the_built_in_kernel_entry) {
+TEST(router, the_op_set_is_the_one_source_of_the_built_in_ops_a_backend_runs) {
+  // ROSTER_REGISTER_BACKEND places one kernel entry per op of the op set and
+  // element type: lacks_dot's op set has fill, not nstream or dot.
+  auto has_entry = [](std::string_view op) {
+    return roster::find_kernel(op, "test_registry_backend_lacks_dot", roster::element_type::f64).has_value();
+  };
+  EXPECT_TRUE(has_entry("fill"));
+  EXPECT_TRUE(has_entry("grid_sync"));
+  EXPECT_FALSE(has_entry("nstream"));
+  EXPECT_FALSE(has_entry("dot"));
   auto cpu = roster::acquire("cpu");
   ASSERT_TRUE(cpu);
   auto a = *(*cpu)->allocate<double>(8), b = *(*cpu)->allocate<double>(8);
   roster::program p;
-  p.fill(a, 1).nstream(a, b, b, 2.0);  // lacks_dot's op set has nstream; its inventory entries do not
+  p.fill(a, 1).nstream(a, b, b, 2.0);
   auto routed = roster::acquire_preferred(p);
   ASSERT_TRUE(routed) << routed.error().message();
   EXPECT_EQ(routed->backend, "cpu");
   std::string reason;
   for (const auto& x : routed->passed)
     if (x.backend == "test_registry_backend_lacks_dot") reason = x.reason;
-  EXPECT_EQ(reason, "has no kernel for 'nstream'");  // the words a missing user kernel gets
+  // The reason names what to add.
+  EXPECT_EQ(reason, "does not run 'nstream': its op set lacks it (add them to the backend type's ops)");
   // By op set alone, before any buffer exists: the same rule.
   auto by_ops = roster::acquire_preferred(roster::op_set::of({roster::op::nstream}), roster::element_type::f64);
   ASSERT_TRUE(by_ops) << by_ops.error().message();
@@ -398,12 +393,25 @@ TEST(router, passes_over_a_backend_without_the_built_in_kernel_entry) {
   auto routed_call = roster::acquire_preferred(q);
   ASSERT_TRUE(routed_call) << routed_call.error().message();
   EXPECT_EQ(routed_call->backend, "cpu");
-  // With only fill, the backend that has its entry is taken.
+  // With only fill, the backend that runs it is taken.
   roster::program r;
   r.call("fill", {a}, {1.0});
   auto routed_fill = roster::acquire_preferred(r);
   ASSERT_TRUE(routed_fill) << routed_fill.error().message();
   EXPECT_EQ(routed_fill->backend, "test_registry_backend_lacks_dot");
+}
+
+TEST(router, a_registration_that_places_no_kernel_entry_runs_its_op_set) {
+  // A registration submitted by hand (no ROSTER_REGISTER_BACKEND) places no
+  // kernel entries: its op set stands for its built-in ops, calls included.
+  EXPECT_FALSE(roster::find_kernel("fill", "test_registry_backend_unranked", roster::element_type::f64));
+  auto d = roster::acquire("test_registry_backend_unranked");
+  ASSERT_TRUE(d) << d.error().message();
+  auto a = (*d)->allocate<double>(8);
+  ASSERT_TRUE(a);
+  roster::program p;
+  p.call("fill", {*a}, {1.0});
+  EXPECT_TRUE((*d)->dispatch(p)) << "a call of a built-in op on a backend with no entries";
 }
 
 TEST(router, invalid_program_is_an_error) {

@@ -10,7 +10,7 @@ struct fake_backend {
   static constexpr roster::op_set ops = roster::op_set::all();
   // Never opened: the abstract device type is enough for the contract.
   struct device_type : roster::device {};
-  static roster::expected<std::unique_ptr<device_type>> open(std::uint32_t) {
+  static roster::expected<std::unique_ptr<device_type>> open(roster::open_key, std::uint32_t) {
     return roster::make_error(roster::errc::unavailable, "fake: this test backend has no device",
                               "nothing to fix; the tests expect this error");
   }

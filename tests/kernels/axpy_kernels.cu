@@ -1,7 +1,7 @@
 // User CUDA kernels for tests/kernels/cuda_kernels_test.cpp, compiled with
 // nvcc: two variants of axpy (plain, and one that reads two elements per
 // thread) and their host launchers, registered here with ROSTER_KERNEL.
-#include <roster/kernels.hpp>
+#include <roster/backends/cuda.hpp>
 
 #include <cuda_runtime.h>
 
@@ -43,17 +43,13 @@ void launch_broken(const roster::kernel_args& a, void* stream) {
 }
 
 constinit const roster::kernel_entry axpy_plain_f64 =
-    roster::cuda_kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
-        "axpy", "plain", roster::default_variant, &launch_plain<double>);
+    roster::cuda::kernel<&launch_plain<double>, roster::read_write<double>, roster::read<double>, roster::scalar<double>>("axpy", "plain", roster::default_variant);
 constinit const roster::kernel_entry axpy_pairs_f64 =
-    roster::cuda_kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
-        "axpy", "pairs", roster::other_variant, &launch_pairs<double>);
+    roster::cuda::kernel<&launch_pairs<double>, roster::read_write<double>, roster::read<double>, roster::scalar<double>>("axpy", "pairs", roster::other_variant);
 constinit const roster::kernel_entry axpy_plain_f32 =
-    roster::cuda_kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
-        "axpy", "plain", roster::default_variant, &launch_plain<float>);
+    roster::cuda::kernel<&launch_plain<float>, roster::read_write<float>, roster::read<float>, roster::scalar<float>>("axpy", "plain", roster::default_variant);
 constinit const roster::kernel_entry axpy_broken_f64 =
-    roster::cuda_kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
-        "axpy", "broken", roster::other_variant, &launch_broken);
+    roster::cuda::kernel<&launch_broken, roster::read_write<double>, roster::read<double>, roster::scalar<double>>("axpy", "broken", roster::other_variant);
 
 }  // namespace
 

@@ -15,19 +15,19 @@ void other(const roster::kernel_args&, std::size_t, std::size_t) {}
 
 #if KERNELS_CONFLICT == 1  // one key twice
 constinit const roster::kernel_entry first =
-    roster::cpu_kernel<roster::write<float>>("twice", "plain", roster::default_variant, &nothing);
+    roster::kernel_entry_of<roster::write<float>>("twice", "cpu", "plain", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&nothing>));
 constinit const roster::kernel_entry second =
-    roster::cpu_kernel<roster::write<float>>("twice", "plain", roster::default_variant, &other);
+    roster::kernel_entry_of<roster::write<float>>("twice", "cpu", "plain", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&other>));
 #elif KERNELS_CONFLICT == 2  // two defaults
 constinit const roster::kernel_entry first =
-    roster::cpu_kernel<roster::write<float>>("defaults", "a", roster::default_variant, &nothing);
+    roster::kernel_entry_of<roster::write<float>>("defaults", "cpu", "a", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&nothing>));
 constinit const roster::kernel_entry second =
-    roster::cpu_kernel<roster::write<float>>("defaults", "b", roster::default_variant, &other);
+    roster::kernel_entry_of<roster::write<float>>("defaults", "cpu", "b", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&other>));
 #else  // two signatures
 constinit const roster::kernel_entry first =
-    roster::cpu_kernel<roster::write<float>>("shapes", "a", roster::default_variant, &nothing);
+    roster::kernel_entry_of<roster::write<float>>("shapes", "cpu", "a", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&nothing>));
 constinit const roster::kernel_entry second =
-    roster::cpu_kernel<roster::write<float>, roster::scalar<float>>("shapes", "b", roster::other_variant, &other);
+    roster::kernel_entry_of<roster::write<float>, roster::scalar<float>>("shapes", "cpu", "b", roster::other_variant, roster::payload_of(&roster::host_kernel_of<&other>));
 #endif
 ROSTER_KERNEL(first);
 ROSTER_KERNEL(second);

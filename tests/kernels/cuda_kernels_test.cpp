@@ -22,10 +22,10 @@ TEST(CudaKernels, LaunchersCompiledWithNvccAreRegistered) {
   auto plain = roster::find_kernel("axpy", "cuda", roster::element_type::f64);
   ASSERT_TRUE(plain) << plain.error().message();
   EXPECT_EQ((*plain)->variant, "plain");
-  EXPECT_NE((*plain)->cuda, nullptr);
+  EXPECT_NE((*plain)->payload_as<roster::cuda::launcher>()->fn, nullptr);
   auto pairs = roster::find_kernel("axpy", "cuda", roster::element_type::f64, "pairs");
   ASSERT_TRUE(pairs) << pairs.error().message();
-  EXPECT_NE((*pairs)->cuda, (*plain)->cuda);
+  EXPECT_NE((*pairs)->payload_as<roster::cuda::launcher>()->fn, (*plain)->payload_as<roster::cuda::launcher>()->fn);
   EXPECT_TRUE(roster::find_kernel("axpy", "cuda", roster::element_type::f32));
   EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();
 }
@@ -116,7 +116,7 @@ TEST(CudaKernels, BuiltInOpsAreInventoryEntries) {
       EXPECT_EQ((*e)->variant, "builtin");
       EXPECT_TRUE((*e)->is_default);
       EXPECT_EQ((*e)->builtin, o);
-      EXPECT_EQ((*e)->cuda, nullptr);
+      EXPECT_EQ((*e)->payload_as<roster::cuda::launcher>(), nullptr);
     }
   }
   EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();
@@ -125,7 +125,7 @@ TEST(CudaKernels, BuiltInOpsAreInventoryEntries) {
 // A program of calls of built-in ops: the steps' results in as many launches.
 TEST(CudaKernels, CallsOfBuiltInOpsKeepTheOneLaunchPath) {
   ROSTER_TEST_NEED_GPU();
-  auto d = roster::cuda::device::open(0);
+  auto d = roster::open_as<roster::cuda::backend>();
   ASSERT_TRUE(d) << d.error().message();
   roster::cuda::device& dev = **d;
   constexpr std::size_t n = (1 << 20) + 3;

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_device.hpp"
+
 #include "../support/cpu_test_kernels.hpp"
 
 #include <algorithm>
@@ -41,17 +43,17 @@ void mark(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) out[i] = Mark;
 }
 constinit const roster::kernel_entry mark_one =
-    roster::cpu_kernel<roster::write<double>>("mark", "one", roster::default_variant, &mark<1>);
+    roster::cpu::kernel<&mark<1>, roster::write<double>>("mark", "one", roster::default_variant);
 constinit const roster::kernel_entry mark_two =
-    roster::cpu_kernel<roster::write<double>>("mark", "two", roster::other_variant, &mark<2>);
+    roster::cpu::kernel<&mark<2>, roster::write<double>>("mark", "two", roster::other_variant);
 ROSTER_KERNEL(mark_one);
 ROSTER_KERNEL(mark_two);
 
 // Two variants and no default.
 constinit const roster::kernel_entry pick_a =
-    roster::cpu_kernel<roster::write<double>>("pick", "a", roster::other_variant, &mark<3>);
+    roster::cpu::kernel<&mark<3>, roster::write<double>>("pick", "a", roster::other_variant);
 constinit const roster::kernel_entry pick_b =
-    roster::cpu_kernel<roster::write<double>>("pick", "b", roster::other_variant, &mark<4>);
+    roster::cpu::kernel<&mark<4>, roster::write<double>>("pick", "b", roster::other_variant);
 ROSTER_KERNEL(pick_a);
 ROSTER_KERNEL(pick_b);
 
@@ -63,14 +65,13 @@ void iota(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) out[i] = static_cast<float>(static_cast<std::int64_t>(i) + offset);
 }
 constinit const roster::kernel_entry iota_cpu =
-    roster::cpu_kernel<roster::write<float, roster::length::any>, roster::scalar<std::int32_t>>(
-        "iota", "plain", roster::default_variant, &iota);
+    roster::cpu::kernel<&iota, roster::write<float, roster::length::any>, roster::scalar<std::int32_t>>("iota", "plain", roster::default_variant);
 ROSTER_KERNEL(iota_cpu);
 
-// A kernel only another backend has: the entry is never run here.
-constexpr std::uint32_t no_code[] = {0x07230203u};
-constinit const roster::kernel_entry elsewhere_vulkan = roster::vulkan_kernel<roster::read_write<double>>(
-    "elsewhere", "plain", roster::default_variant, roster::spirv_kernel{no_code, 64});
+// A kernel only another backend has: the entry is never run here (its
+// payload is that backend's business; the core never looks inside).
+constinit const roster::kernel_entry elsewhere_vulkan = roster::kernel_entry_of<roster::read_write<double>>(
+    "elsewhere", "vulkan", "plain", roster::default_variant, roster::kernel_payload{});
 ROSTER_KERNEL(elsewhere_vulkan);
 
 void expect_fix(const roster::error& e) {
@@ -79,7 +80,7 @@ void expect_fix(const roster::error& e) {
 }
 
 std::unique_ptr<roster::device> open_cpu() {
-  auto d = roster::cpu::device::open(3);  // an odd count: parts of unequal size
+  auto d = roster_test::open_cpu_device(3);  // an odd count: parts of unequal size
   EXPECT_TRUE(d) << d.error().message();
   return std::unique_ptr<roster::device>(std::move(*d));
 }
@@ -98,7 +99,7 @@ TEST(KernelInventory, EntriesAreSortedAndFoundByOp) {
     EXPECT_EQ(e->signature[2].scalar,
               e->type == roster::element_type::f32 ? roster::scalar_type::f32 : roster::scalar_type::f64);
     EXPECT_EQ(e->is_default, e->variant == "plain");
-    EXPECT_NE(e->cpu, nullptr);
+    EXPECT_NE(e->payload_as<roster::host_kernel>()->fn, nullptr);
   }
   EXPECT_TRUE(roster::kernels_of("no-such-op").empty());
   EXPECT_EQ(roster::kernel_backends("elsewhere", roster::element_type::f64), "vulkan");
@@ -110,14 +111,14 @@ TEST(KernelInventory, FindsTheDefaultOrTheNamedVariant) {
   auto d = roster::find_kernel("axpy", "cpu", roster::element_type::f64);
   ASSERT_TRUE(d) << d.error().message();
   EXPECT_EQ((*d)->variant, "plain");
-  EXPECT_EQ((*d)->cpu, &axpy<double>);
+  EXPECT_EQ((*d)->payload_as<roster::host_kernel>()->fn, &axpy<double>);
   auto u = roster::find_kernel("axpy", "cpu", roster::element_type::f32, "unrolled");
   ASSERT_TRUE(u) << u.error().message();
-  EXPECT_EQ((*u)->cpu, &axpy_unrolled<float>);
+  EXPECT_EQ((*u)->payload_as<roster::host_kernel>()->fn, &axpy_unrolled<float>);
   // The only variant needs no default flag.
   auto i = roster::find_kernel("iota", "cpu", roster::element_type::f32);
   ASSERT_TRUE(i);
-  EXPECT_EQ((*i)->cpu, &iota);
+  EXPECT_EQ((*i)->payload_as<roster::host_kernel>()->fn, &iota);
 
   auto missing = roster::find_kernel("axpy", "cpu", roster::element_type::f64, "tiled");
   ASSERT_FALSE(missing);
@@ -393,7 +394,7 @@ TEST(BuiltinKernels, EveryBuiltInOpIsACpuInventoryEntry) {
       EXPECT_TRUE((*e)->is_default);
       EXPECT_EQ((*e)->builtin, o);
       EXPECT_EQ((*e)->type, type);
-      EXPECT_NE((*e)->cpu, nullptr) << roster::to_string(o);  // the backend's own loop
+      EXPECT_NE((*e)->payload_as<roster::host_kernel>()->fn, nullptr) << roster::to_string(o);  // the backend's own loop
       const auto want = type == roster::element_type::f32 ? roster::builtin_signature<float>(o)
                                                           : roster::builtin_signature<double>(o);
       EXPECT_TRUE(std::equal((*e)->signature.begin(), (*e)->signature.end(), want.begin(), want.end(),
@@ -429,13 +430,13 @@ TEST(BuiltinKernels, TheCpuEntryPointRunsTheBackendsLoop) {
                                         {c.data(), c.size(), roster::element_type::f64}};
   const roster::scalar_arg s[] = {roster::scalar_arg(3.0)};
   const roster::kernel_args args{bufs, s, a.size()};
-  (*triad)->cpu(args, 0, 20);
-  (*triad)->cpu(args, 20, a.size());
+  (*triad)->payload_as<roster::host_kernel>()->fn(args, 0, 20);
+  (*triad)->payload_as<roster::host_kernel>()->fn(args, 20, a.size());
   for (std::size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], b[i] + 3.0 * c[i]) << i;
   auto dot = roster::find_kernel("dot", "cpu", roster::element_type::f64);
   ASSERT_TRUE(dot);
   const roster::kernel_buffer dbufs[] = {{r.data(), 1, roster::element_type::f64}, bufs[1], bufs[2]};
-  (*dot)->cpu(roster::kernel_args{dbufs, {}, b.size()}, 0, b.size());
+  (*dot)->payload_as<roster::host_kernel>()->fn(roster::kernel_args{dbufs, {}, b.size()}, 0, b.size());
   double want = 0;
   for (std::size_t i = 0; i < b.size(); ++i) want += b[i] * c[i];
   EXPECT_EQ(r[0], want);

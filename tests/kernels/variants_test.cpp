@@ -36,9 +36,9 @@ void mark(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) out[i] = Mark;
 }
 constinit const roster::kernel_entry mark_one =
-    roster::cpu_kernel<roster::write<double>>("variant_mark", "one", roster::default_variant, &mark<1>);
+    roster::cpu::kernel<&mark<1>, roster::write<double>>("variant_mark", "one", roster::default_variant);
 constinit const roster::kernel_entry mark_two =
-    roster::cpu_kernel<roster::write<double>>("variant_mark", "two", roster::other_variant, &mark<2>);
+    roster::cpu::kernel<&mark<2>, roster::write<double>>("variant_mark", "two", roster::other_variant);
 ROSTER_KERNEL(mark_one);
 ROSTER_KERNEL(mark_two);
 
@@ -125,7 +125,10 @@ struct tuning_home {
   }
 };
 
-std::unique_ptr<roster::device> open_cpu(const roster::acquire_options& o = {}) {
+// Opens the CPU with the records of the default tuning file (acquire reads
+// none itself: they come through its options).
+std::unique_ptr<roster::device> open_cpu(roster::acquire_options o = {}) {
+  if (o.tuning.empty()) o.tuning = roster::current_tuning();
   auto d = roster::acquire("cpu:0", o);
   EXPECT_TRUE(d) << d.error().message();
   return d ? std::move(*d) : nullptr;
@@ -349,7 +352,7 @@ TEST(KernelChoiceApplied, AStaleDriverRecordIsIgnored) {
 }
 
 TEST(KernelChoiceApplied, ChoicesReachTheDeviceInsideTheSplitWrapper) {
-  auto d = open_cpu(roster::acquire_options{.force_split = true, .use_tuning = false});
+  auto d = open_cpu(roster::acquire_options{.force_split = true});
   ASSERT_TRUE(d);
   static const roster::kernel_choice c = choice("variant_mark", roster::size_class(100), "two");
   d->use_kernel_choices(std::span(&c, 1));
@@ -401,12 +404,6 @@ TEST(GridSyncShapes, RoundTripAndAnOldRecordIsTheTriadDotShape) {
   EXPECT_EQ(r.split_faster_for("copy|dot"), true);
   EXPECT_EQ(r.split_faster_for("triad|dot"), false);  // 1% within the 3% minimum
   EXPECT_EQ(r.split_faster_for("add|dot"), std::nullopt);
-  // A record from before shapes: its grid_sync timings are the bench's "triad|dot".
-  roster::tuning_record old;
-  old.native_sync_ns = 2000.0;
-  old.split_sync_ns = 1000.0;
-  EXPECT_EQ(old.split_faster_for("triad|dot"), true);
-  EXPECT_EQ(old.split_faster_for("copy|dot"), std::nullopt);
 }
 
 // A record for the CPU adapter whose split wins for one shape only.

@@ -1,5 +1,5 @@
 // User kernels on the Vulkan backend (lavapipe in CI): GLSL compute shaders
-// compiled to SPIR-V at build time, registered with roster::vulkan_kernel,
+// compiled to SPIR-V at build time, registered with roster::vulkan::kernel,
 // called in one program with built-in ops, with the validation layer on.
 #include <roster/acquire.hpp>
 #include <roster/variants.hpp>
@@ -21,16 +21,18 @@
 
 namespace {
 
+constinit const roster::vulkan::shader axpy_f64_spv{roster_spv_axpy_f64, 64};
+constinit const roster::vulkan::shader axpy_f32_spv{roster_spv_axpy_f32, 64};
+constinit const roster::vulkan::shader iota_f32_spv{roster_spv_iota_f32, 32};
 constinit const roster::kernel_entry axpy_f64 =
-    roster::vulkan_kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
-        "axpy", "plain", roster::default_variant, roster::spirv_kernel{roster_spv_axpy_f64, 64});
+    roster::vulkan::kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
+        "axpy", "plain", roster::default_variant, &axpy_f64_spv);
 constinit const roster::kernel_entry axpy_f32 =
-    roster::vulkan_kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
-        "axpy", "plain", roster::default_variant, roster::spirv_kernel{roster_spv_axpy_f32, 64});
+    roster::vulkan::kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
+        "axpy", "plain", roster::default_variant, &axpy_f32_spv);
 constinit const roster::kernel_entry iota_f32 =
-    roster::vulkan_kernel<roster::write<float, roster::length::any>, roster::scalar<std::int32_t>,
-                          roster::scalar<float>>("iota", "plain", roster::default_variant,
-                                                 roster::spirv_kernel{roster_spv_iota_f32, 32});
+    roster::vulkan::kernel<roster::write<float, roster::length::any>, roster::scalar<std::int32_t>,
+                           roster::scalar<float>>("iota", "plain", roster::default_variant, &iota_f32_spv);
 ROSTER_KERNEL(axpy_f64);
 ROSTER_KERNEL(axpy_f32);
 ROSTER_KERNEL(iota_f32);
@@ -143,8 +145,8 @@ TEST(VulkanKernels, DescriptorRangeBeyondTheLimitIsRefused) {
 // Variants and measured choice on Vulkan: a second variant of the float axpy
 // (the same shader), both timed and checked against a host reference.
 constinit const roster::kernel_entry axpy_f32_again =
-    roster::vulkan_kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
-        "axpy", "again", roster::other_variant, roster::spirv_kernel{roster_spv_axpy_f32, 64});
+    roster::vulkan::kernel<roster::read_write<float>, roster::read<float>, roster::scalar<float>>(
+        "axpy", "again", roster::other_variant, &axpy_f32_spv);
 ROSTER_KERNEL(axpy_f32_again);
 void axpy_host(const roster::kernel_args& a, std::size_t begin, std::size_t end) {
   float* y = a.data<float>(0);
@@ -179,7 +181,7 @@ TEST(VulkanKernels, TuneKernelTimesAndChecksEachVariant) {
 
 void cpu_only(const roster::kernel_args&, std::size_t, std::size_t) {}
 constinit const roster::kernel_entry cpu_only_entry =
-    roster::cpu_kernel<roster::write<float>>("cpu_only", "plain", roster::default_variant, &cpu_only);
+    roster::kernel_entry_of<roster::write<float>>("cpu_only", "cpu", "plain", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&cpu_only>));
 ROSTER_KERNEL(cpu_only_entry);
 
 // The backend's built-in ops are inventory entries with no SPIR-V of their
@@ -193,7 +195,7 @@ TEST(VulkanKernels, BuiltInOpsAreInventoryEntries) {
       EXPECT_EQ((*e)->variant, "builtin");
       EXPECT_TRUE((*e)->is_default);
       EXPECT_EQ((*e)->builtin, o);
-      EXPECT_TRUE((*e)->vulkan.code.empty());
+      EXPECT_EQ((*e)->payload_as<roster::vulkan::shader>(), nullptr);
     }
   }
   EXPECT_TRUE(roster::check_kernels()) << roster::check_kernels().error().message();

@@ -23,7 +23,7 @@ struct plugin_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = roster_test_support::identity_device;
-  static roster::expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal) {
+  static roster::expected<std::unique_ptr<device_type>> open(roster::open_key, std::uint32_t ordinal) {
     if (ordinal != 0) return roster::make_error(roster::errc::not_found, "stress plugin: one adapter", "use ordinal 0");
     return std::make_unique<device_type>(idle_adapter());
   }

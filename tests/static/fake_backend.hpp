@@ -97,7 +97,7 @@ struct fake_backend {
   static constexpr bool dispatches = Dispatches;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = fake_device;
-  static roster::expected<std::unique_ptr<fake_device>> open(std::uint32_t ordinal) {
+  static roster::expected<std::unique_ptr<fake_device>> open(roster::open_key, std::uint32_t ordinal) {
     if (ordinal != 0)
       return roster::make_error(roster::errc::not_found, std::string(id) + ": no adapter " + std::to_string(ordinal),
                                 "use ordinal 0");
@@ -117,7 +117,7 @@ struct throwing_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = fake_device;
-  static roster::expected<std::unique_ptr<fake_device>> open(std::uint32_t) { throw std::runtime_error("boom"); }
+  static roster::expected<std::unique_ptr<fake_device>> open(roster::open_key, std::uint32_t) { throw std::runtime_error("boom"); }
   static roster::expected<std::vector<roster::adapter_info>> enumerate() { return std::vector<roster::adapter_info>{}; }
 };
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cpu_device.hpp"
+
 #include "../support/cpu_test_kernels.hpp"
 
 #include <cstdint>
@@ -132,7 +134,7 @@ TEST(StaticKernels, IntegerScalarAndExplicitExtent) {
 }
 
 TEST(StaticKernels, ManyThreadsCoverTheExtent) {
-  auto d = roster::cpu::device::open(4);
+  auto d = roster_test::open_cpu_device(4);
   ASSERT_TRUE(d);
   auto& dev = **d;
   auto y = upload(dev, std::vector<double>(10007, 1.0)), x = upload(dev, std::vector<double>(10007, 1.0));
@@ -182,7 +184,7 @@ ROSTER_REGISTER_STATIC_KERNEL(axpy_k<double>);
 TEST(StaticKernels, RegisteredKernelRunsThroughAProgram) {
   auto entry = roster::find_kernel("saxpy", "cpu", roster::element_type::f64);
   ASSERT_TRUE(entry) << entry.error().message();
-  EXPECT_EQ((*entry)->cpu, &axpy<double>);
+  EXPECT_EQ((*entry)->payload_as<roster::host_kernel>()->fn, &axpy<double>);
   EXPECT_EQ((*entry)->variant, "plain");
   EXPECT_TRUE((*entry)->is_default);
   EXPECT_EQ((*entry)->signature.size(), 3u);

@@ -60,8 +60,6 @@ TEST(Bench, EachShapeIsTimedAndRecordedAndAcquireCutsOnlyItsWinner) {
   EXPECT_EQ(rec.sync_shapes[1].shape, "triad|dot");
   EXPECT_EQ(rec.split_faster_for("copy|dot"), true);
   EXPECT_EQ(rec.split_faster_for("triad|dot"), false);
-  // triad|dot is also where files from before shapes keep it.
-  EXPECT_EQ(rec.native_sync_ns, rec.sync_shapes[1].native_ns);
   EXPECT_TRUE(file->records[1].sync_shapes.empty());  // toolfake:1 has no native grid sync
 
   // The JSON report lists the shapes, as its schema says.
@@ -83,11 +81,11 @@ TEST(Bench, EachShapeIsTimedAndRecordedAndAcquireCutsOnlyItsWinner) {
   EXPECT_EQ(shapes[1]["split_faster"], false);
   EXPECT_GT(shapes[0]["native_ns"].get<double>(), shapes[0]["split_ns"].get<double>());
 
-  // acquire, reading that file, cuts programs of the shape the split won and
-  // runs the other in one launch.
+  // acquire, given that file's records, cuts programs of the shape the split
+  // won and runs the other in one launch.
   ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
   roster::reload_tuning();
-  auto d = roster::acquire("toolfake:0");
+  auto d = roster::acquire("toolfake:0", {.tuning = roster::current_tuning()});
   ::unsetenv("XDG_CACHE_HOME");
   roster::reload_tuning();
   ASSERT_TRUE(d) << d.error().message();
@@ -140,7 +138,6 @@ TEST(Bench, AShapeWithAWrongResultIsNotRecorded) {
   ASSERT_EQ(file->records.size(), 1u);
   EXPECT_EQ(file->records[0].figures.size(), 10u);
   EXPECT_TRUE(file->records[0].sync_shapes.empty());
-  EXPECT_FALSE(file->records[0].native_sync_ns);
 }
 
 TEST(Exit, ABadShapeIsAUsageErrorWithAFix) {

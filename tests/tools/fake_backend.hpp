@@ -121,7 +121,7 @@ struct toolfake_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = fake_device;
-  static roster::expected<std::unique_ptr<fake_device>> open(std::uint32_t ordinal) {
+  static roster::expected<std::unique_ptr<fake_device>> open(roster::open_key, std::uint32_t ordinal) {
     if (ordinal > 1)
       return roster::make_error(roster::errc::not_found, "toolfake:" + std::to_string(ordinal) + ": no such adapter",
                                 "use toolfake:0 or toolfake:1");
@@ -138,7 +138,7 @@ struct toolbroken_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = fake_device;
-  static roster::expected<std::unique_ptr<fake_device>> open(std::uint32_t) {
+  static roster::expected<std::unique_ptr<fake_device>> open(roster::open_key, std::uint32_t) {
     return roster::make_error(roster::errc::unavailable, "toolbroken: no usable driver (test)",
                               "install the toolbroken driver");
   }

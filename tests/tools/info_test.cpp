@@ -271,8 +271,8 @@ TEST(Bench, PlainLinesTableRecordsAndChart) {
   EXPECT_EQ(rec.driver_version, "580.1");
   EXPECT_EQ(rec.elements, 4096u);
   EXPECT_EQ(rec.figures.size(), 10u);
-  EXPECT_TRUE(rec.native_sync_ns && rec.split_sync_ns);
-  EXPECT_FALSE(file->records[1].native_sync_ns);
+  EXPECT_TRUE(rec.split_faster_for("triad|dot").has_value());
+  EXPECT_FALSE(file->records[1].split_faster_for("triad|dot").has_value());
   // The chart: an SVG with a bar per figure.
   const std::string s = read_text(svg);
   EXPECT_EQ(s.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);

@@ -65,30 +65,49 @@ TEST(Tuning, PathFollowsXdgCacheHomeThenHome) {
 
 TEST(Tuning, SplitWinsOnlyBeyondSpreadAndMinimum) {
   auto r = record_for(fake_adapter(0), 1.0);
-  r.native_sync_ns = 1000.0;
-  r.split_sync_ns = 980.0;  // 2% faster: below the 3% minimum
-  EXPECT_EQ(r.split_faster(), false);
-  r.split_sync_ns = 900.0;  // 10% faster
-  EXPECT_EQ(r.split_faster(), true);
-  r.sync_spread = 0.15;  // ...but the reps wandered by 15%
-  EXPECT_EQ(r.split_faster(), false);
-  r.sync_spread = 0.05;
-  EXPECT_EQ(r.split_faster(), true);
+  r.sync_shapes.push_back({"triad|dot", 1000.0, 980.0, 0.0});  // 2% faster: below the 3% minimum
+  EXPECT_EQ(r.split_faster_for("triad|dot"), false);
+  r.sync_shapes[0].split_ns = 900.0;  // 10% faster
+  EXPECT_EQ(r.split_faster_for("triad|dot"), true);
+  r.sync_shapes[0].spread = 0.15;  // ...but the reps wandered by 15%
+  EXPECT_EQ(r.split_faster_for("triad|dot"), false);
+  r.sync_shapes[0].spread = 0.05;
+  EXPECT_EQ(r.split_faster_for("triad|dot"), true);
+  EXPECT_EQ(r.split_faster_for("copy|dot"), std::nullopt);  // not measured
   // The spread goes through the file.
   tuning_home home;
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{r}));
   auto loaded = roster::load_tuning(home.path);
   ASSERT_TRUE(loaded) << loaded.error().message();
   ASSERT_EQ(loaded->records.size(), 1u);
-  EXPECT_EQ(loaded->records[0].sync_spread, 0.05);
+  EXPECT_EQ(loaded->records[0].sync_shapes.at(0).spread, 0.05);
   EXPECT_EQ(loaded->records[0], r);
+}
+
+TEST(Tuning, VersionOneFilesAreStillRead) {
+  // Version 1 kept the bench's `triad; grid_sync; dot` timings in "grid_sync":
+  // they are read as that shape, and a save writes version 2.
+  const std::string v1 = R"({"format": "roster-tuning", "version": 1, "records": [
+    {"backend": "toolfake", "device": "d", "driver": "1",
+     "gbps": {"double": {"triad": 12.5}}, "grid_sync": {"native_ns": 100, "split_ns": 50, "spread": 0.01}}]})";
+  auto parsed = roster::parse_tuning(v1);
+  ASSERT_TRUE(parsed) << parsed.error().message();
+  ASSERT_EQ(parsed->records.size(), 1u);
+  ASSERT_EQ(parsed->records[0].sync_shapes.size(), 1u);
+  EXPECT_EQ(parsed->records[0].sync_shapes[0], (roster::sync_timing{"triad|dot", 100, 50, 0.01}));
+  EXPECT_EQ(parsed->records[0].split_faster_for("triad|dot"), true);
+  const std::string v2 = roster::to_json(*parsed);
+  EXPECT_NE(v2.find("\"version\": 2"), std::string::npos) << v2;
+  EXPECT_EQ(v2.find("\"grid_sync\""), std::string::npos) << v2;  // the shapes list holds it now
+  auto again = roster::parse_tuning(v2);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->records[0], parsed->records[0]);
 }
 
 TEST(Tuning, RoundTripThroughFile) {
   tuning_home home;
   auto a = record_for(fake_adapter(0), 321.5);
-  a.native_sync_ns = 1500.0;
-  a.split_sync_ns = 1200.25;
+  a.sync_shapes.push_back({"triad|dot", 1500.0, 1200.25, 0.0});
   a.name = "quote \" backslash \\ tab \t unicode \xc3\xa9";
   auto b = record_for(fake_adapter(1), 99.0);
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{a, b}));
@@ -97,8 +116,8 @@ TEST(Tuning, RoundTripThroughFile) {
   ASSERT_EQ(loaded->records.size(), 2u);
   EXPECT_EQ(loaded->records[0], a);
   EXPECT_EQ(loaded->records[1], b);
-  EXPECT_EQ(loaded->records[0].split_faster(), true);
-  EXPECT_EQ(loaded->records[1].split_faster(), std::nullopt);
+  EXPECT_EQ(loaded->records[0].split_faster_for("triad|dot"), true);
+  EXPECT_EQ(loaded->records[1].split_faster_for("triad|dot"), std::nullopt);
   // No temporary file is left beside it.
   int files = 0;
   for (const auto& e : std::filesystem::directory_iterator(home.dir.path + "/roster")) {
@@ -164,13 +183,13 @@ void expect_corrupt_reported(const std::string& path, const std::string& text) {
   roster::reload_tuning();
   EXPECT_TRUE(roster::current_tuning().empty());
   EXPECT_EQ(roster::triad_bandwidth(fake_adapter(0)), std::nullopt);
-  EXPECT_FALSE(roster::prefer_split_for(fake_adapter(0)));
+  EXPECT_TRUE(roster::split_shapes_for(fake_adapter(0)).empty());
 }
 
 TEST(Tuning, CorruptFilesAreReportedAndIgnored) {
   tuning_home home;
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{record_for(fake_adapter(0), 1.0)}));
-  for (const char* text : {"", "garbage", "{", "[]", "{\"format\": \"roster-tuning\", \"version\": 2, \"records\": []}",
+  for (const char* text : {"", "garbage", "{", "[]", "{\"format\": \"roster-tuning\", \"version\": 3, \"records\": []}",
                            "{\"format\": \"other\", \"version\": 1, \"records\": []}",
                            "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": [1]}",
                            "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": [{\"backend\": \"x\"}]}",
@@ -182,8 +201,7 @@ TEST(Tuning, CorruptFilesAreReportedAndIgnored) {
 TEST(Tuning, PartialFilesAreReportedAndIgnored) {
   tuning_home home;
   auto a = record_for(fake_adapter(0), 1.0);
-  a.native_sync_ns = 10.0;
-  a.split_sync_ns = 5.0;
+  a.sync_shapes.push_back({"triad|dot", 10.0, 5.0, 0.0});
   const std::string whole = roster::to_json({{a, record_for(fake_adapter(1), 2.0)}});
   ASSERT_TRUE(roster::parse_tuning(whole));
   // Every proper prefix that cuts into the text is rejected (a trailing
@@ -315,12 +333,15 @@ TEST(Ranking, RecordChoosesSplitGridSyncForAcquire) {
   ASSERT_TRUE(native);
   EXPECT_TRUE((*native)->caps().native_grid_sync);
   auto rec = record_for(fake_adapter(0), 1.0);
-  rec.native_sync_ns = 2000.0;
-  rec.split_sync_ns = 1000.0;
+  rec.sync_shapes.push_back({"triad|dot", 2000.0, 1000.0, 0.0});
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{rec}));
   roster::reload_tuning();
-  EXPECT_TRUE(roster::prefer_split_for(fake_adapter(0)));
-  auto split = roster::acquire("toolfake:0");
+  EXPECT_EQ(roster::split_shapes_for(fake_adapter(0)), (std::vector<std::string>{"triad|dot"}));
+  // acquire reads no file: the records come through its options.
+  auto unread = roster::acquire("toolfake:0");
+  ASSERT_TRUE(unread);
+  EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(unread->get()), nullptr);
+  auto split = roster::acquire("toolfake:0", {.tuning = roster::current_tuning()});
   ASSERT_TRUE(split);
   // The split is per program shape: the measured `triad; grid_sync; dot` is
   // cut, another program runs native.
@@ -334,42 +355,38 @@ TEST(Ranking, RecordChoosesSplitGridSyncForAcquire) {
   other.copy(*a, *b).grid_sync().dot(*r, *a, *b);
   EXPECT_TRUE(cut->cuts(measured.steps()));
   EXPECT_FALSE(cut->cuts(other.steps()));
-  // The caller can ignore the records.
-  auto forced = roster::acquire("toolfake:0", roster::acquire_options{.force_split = false, .use_tuning = false});
-  ASSERT_TRUE(forced);
-  EXPECT_TRUE((*forced)->caps().native_grid_sync);
   // A record that found native faster keeps native.
-  rec.split_sync_ns = 3000.0;
+  rec.sync_shapes[0].split_ns = 3000.0;
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{rec}));
   roster::reload_tuning();
-  EXPECT_FALSE(roster::prefer_split_for(fake_adapter(0)));
-  auto again = roster::acquire("toolfake:0");
+  EXPECT_TRUE(roster::split_shapes_for(fake_adapter(0)).empty());
+  auto again = roster::acquire("toolfake:0", {.tuning = roster::current_tuning()});
   ASSERT_TRUE(again);
   EXPECT_TRUE((*again)->caps().native_grid_sync);
   EXPECT_EQ(dynamic_cast<roster::grid_sync_split<roster::device>*>(again->get()), nullptr);
   // So does a stale one.
-  rec.split_sync_ns = 1000.0;
+  rec.sync_shapes[0].split_ns = 1000.0;
   rec.driver_version = "older";
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{rec}));
   roster::reload_tuning();
-  EXPECT_FALSE(roster::prefer_split_for(fake_adapter(0)));
+  EXPECT_TRUE(roster::split_shapes_for(fake_adapter(0)).empty());
 }
 
 TEST(Ranking, TraceSaysWhenARecordDecided) {
   tuning_home home;
   auto rec = record_for(fake_adapter(0), 1.0);
-  rec.native_sync_ns = 2000.0;
-  rec.split_sync_ns = 1000.0;
+  rec.sync_shapes.push_back({"triad|dot", 2000.0, 1000.0, 0.0});
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{rec}));
   roster::reload_tuning();
   ::setenv("ROSTER_TRACE", "1", 1);
   testing::internal::CaptureStderr();
-  (void)roster::prefer_split_for(fake_adapter(0));
+  (void)roster::split_shapes_for(fake_adapter(0));
   const std::string err = testing::internal::GetCapturedStderr();
   ::unsetenv("ROSTER_TRACE");
-  EXPECT_NE(err.find("toolfake:0: grid-sync split for programs with dot, by record"), std::string::npos) << err;
+  EXPECT_NE(err.find("toolfake:0: grid-sync split for programs of shape 'triad|dot', by record"), std::string::npos)
+      << err;
   testing::internal::CaptureStderr();
-  (void)roster::prefer_split_for(fake_adapter(0));
+  (void)roster::split_shapes_for(fake_adapter(0));
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // silent without ROSTER_TRACE
 }
 

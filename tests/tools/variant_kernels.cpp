@@ -1,6 +1,7 @@
 // Test-only CPU kernels linked into roster-info-variants: one op with two
 // correct variants and a deliberately wrong one, for `roster-info bench`'s
 // timing, checking and recording of kernel variants.
+#include <roster/backends/cpu.hpp>
 #include <roster/kernels.hpp>
 
 #include "../support/cpu_test_kernels.hpp"

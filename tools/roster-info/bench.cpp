@@ -277,7 +277,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   const std::size_t units_per_adapter = info::units_per_adapter(o);
   // No wrappers: native grid sync where it has it.
   auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
-                        acquire_options{.use_tuning = false, .wrap = false});
+                        acquire_options{.wrap = false});
   if (!opened) {
     res.errors.push_back(opened.error());
     for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
@@ -383,7 +383,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   // changes how it runs (e.g. a dot's final sum), so it cannot share the native one.
   const bool any_native = std::any_of(res.shapes.begin(), res.shapes.end(), [](const shape_result& s) { return s.native_ns.has_value(); });
   if (any_native) {
-    auto split = acquire(res.spec, acquire_options{.force_split = true, .use_tuning = false});
+    auto split = acquire(res.spec, acquire_options{.force_split = true});
     std::optional<stream_buffers> bufs;
     if (!split) res.errors.push_back(split.error());
     else if (bufs.emplace(**split, sync_type, o.size); bufs->error) res.errors.push_back(*bufs->error);
@@ -538,11 +538,6 @@ int run_bench(const bench_options& o) {
       for (const auto& s : r.shapes) {
         if (!timed(s)) continue;
         rec.sync_shapes.push_back({s.shape, *s.native_ns, *s.split_ns, s.decision.spread});
-        if (s.shape == default_bench_shape) {  // also where files from before shapes keep it
-          rec.native_sync_ns = s.native_ns;
-          rec.split_sync_ns = s.split_ns;
-          rec.sync_spread = s.decision.spread;
-        }
       }
       records.push_back(std::move(rec));
     }

@@ -76,20 +76,13 @@ report gather() {
         auto m = find_tuning(records, ar.info);
         if (m.record != nullptr) {
           ar.triad_gbps = m.record->triad_bandwidth();
-          ar.sync_shapes = m.record->sync_shapes;
-          // A record from before shapes keeps the bench's triad|dot timings apart.
-          const bool listed = std::any_of(ar.sync_shapes.begin(), ar.sync_shapes.end(), [](const sync_timing& g) {
-            return g.shape == default_bench_shape;
-          });
-          if (!listed && m.record->native_sync_ns && m.record->split_sync_ns)
-            ar.sync_shapes.push_back({std::string(default_bench_shape), *m.record->native_sync_ns,
-                                      *m.record->split_sync_ns, m.record->sync_spread.value_or(0.0)});
+          ar.sync_shapes = m.record->sync_shapes;  // a version 1 file's triad|dot timings are read as that shape
         }
         ar.stale_record = m.record == nullptr && m.stale != nullptr;
         r.adapters.push_back(std::move(ar));
       }
       if (b.dispatches) {
-        auto d = acquire(std::string(b.id()) + ":0", acquire_options{.use_tuning = false, .wrap = false});
+        auto d = acquire(std::string(b.id()) + ":0", acquire_options{.wrap = false});
         if (d) row.opened = true;
         else row.error = d.error();
       }

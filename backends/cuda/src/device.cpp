@@ -524,11 +524,10 @@ expected<void> device::run(std::span<const step> steps) {
 
 }  // namespace roster::cuda
 
+// Its built-in ops become kernel entries with no launcher of their own: a
+// call of one runs in the program's one launch (device::dispatch maps it onto
+// the built-in step).
 ROSTER_REGISTER_BACKEND(roster::cuda::backend);
-// The built-in ops as kernel inventory entries with no launcher of their own:
-// a call of one runs in the program's one launch (device::dispatch maps it
-// onto the built-in step).
-ROSTER_BUILTIN_KERNELS("cuda");
 ROSTER_DEFINE_BACKEND_ANCHOR(cuda);
 
 namespace roster::cuda {
@@ -559,36 +558,19 @@ expected<void> device::run_call(const kernel_call& c) {
   // A built-in entry (a call device::dispatch did not map, e.g. of another
   // element type than the program's built-in steps): its built-in step.
   if (const step b = builtin_step(**entry, c); b.op != op::call) return run(std::span<const step>(&b, 1));
-  if ((*entry)->cuda == nullptr)
+  const launcher* k = (*entry)->payload_as<launcher>();
+  if (k == nullptr || k->fn == nullptr)
     return make_error(errc::internal,
                       info_.spec() + ": dispatch: the cuda kernel '" + c.op + "' (variant '" +
                           std::string((*entry)->variant) + "') has no launcher",
-                      "register it with roster::cuda_kernel, which sets the launcher");
+                      "register it with roster::cuda::kernel, which sets the launcher");
   // The program was validated (check_call) before it got here: no second
   // check, and no allocation for a call of up to 16 buffers and scalars.
-  kernel_buffer buffers[16];
-  scalar_arg scalars[16];
-  std::vector<kernel_buffer> more_buffers;
-  std::vector<scalar_arg> more_scalars;
-  kernel_buffer* bufs = buffers;
-  scalar_arg* scal = scalars;
-  if (c.buffers.size() > std::size(buffers)) {
-    more_buffers.resize(c.buffers.size());
-    bufs = more_buffers.data();
-  }
-  if (c.scalars.size() > std::size(scalars)) {
-    more_scalars.resize(c.scalars.size());
-    scal = more_scalars.data();
-  }
-  for (std::size_t i = 0; i < c.buffers.size(); ++i) {
-    const buffer& b = c.buffers[i];
-    bufs[i] = {slots_[b.slot].ptr, b.size, b.type};
-  }
-  convert_scalars(**entry, c, std::span<scalar_arg>(scal, c.scalars.size()));
-  const kernel_args args{std::span<const kernel_buffer>(bufs, c.buffers.size()),
-                         std::span<const scalar_arg>(scal, c.scalars.size()), call_extent(**entry, c)};
+  call_arguments arguments;
+  auto args = arguments.build(**entry, c, [&](const buffer& b) { return slots_[b.slot].ptr; });
+  if (!args) return std::move(args).error().prepend(info_.spec() + ": dispatch");
   (void)cudaGetLastError();  // an earlier, already reported error is not this call's
-  (*entry)->cuda(args, stream_);
+  k->fn(*args, stream_);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
     const std::string what = info_.spec() + ": dispatch: the launcher of kernel '" + c.op + "' (variant '" +
                              std::string((*entry)->variant) + "')";

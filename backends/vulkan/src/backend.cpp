@@ -18,7 +18,7 @@ expected<std::vector<adapter_info>> backend::enumerate() {
   return out;
 }
 
-expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
+expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) {
   const std::string spec = "vulkan:" + std::to_string(ordinal);
   auto devices = detail::physical_devices();
   if (!devices) return std::move(devices).error().prepend(spec);
@@ -39,9 +39,8 @@ expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
 
 }  // namespace roster::vulkan
 
-ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
-// The built-in ops as kernel inventory entries with no entry point of their
-// own: a call of one runs the backend's built-in shaders in the program's one
+// Its built-in ops become kernel entries with no entry point of their own: a
+// call of one runs the backend's built-in shaders in the program's one
 // submission (device::dispatch maps it onto the built-in step).
-ROSTER_BUILTIN_KERNELS("vulkan");
+ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
 ROSTER_DEFINE_BACKEND_ANCHOR(vulkan);

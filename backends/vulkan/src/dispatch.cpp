@@ -325,10 +325,14 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   if (const step b = builtin_step(**entry, c); b.op != op::call) return record(s, std::span<const step>(&b, 1), false);
   auto u = user_pipeline_for(**entry);
   if (!u) return std::move(u).error();
-  const std::size_t extent_value = call_extent(**entry, c);  // the program was validated (check_call)
-  const std::size_t* extent = &extent_value;
+  // Buffers are bound, not passed: the arguments carry the converted scalars and the extent.
+  call_arguments arguments;
+  auto args = arguments.build(**entry, c, [](const buffer&) -> void* { return nullptr; }, false);
+  if (!args) return std::move(args).error().prepend(where("dispatch"));
+  const std::size_t* extent = &args->extent;
   auto what = [&] { return "kernel '" + c.op + "'"; };  // for errors only
-  const std::size_t groups = (*extent + (*entry)->vulkan.local_size_x - 1) / (*entry)->vulkan.local_size_x;
+  const std::uint32_t local = (*entry)->payload_as<shader>()->local_size_x;  // user_pipeline_for checked it
+  const std::size_t groups = (*extent + local - 1) / local;
   if (*extent > 0xffffffffull || groups > p_.props.limits.maxComputeWorkGroupCount[0])
     return make_error(errc::unsupported,
                       where("dispatch") + ": " + what() + ": an extent of " + std::to_string(*extent) + " needs " +
@@ -370,7 +374,7 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   const auto n32 = static_cast<std::uint32_t>(*extent);
   std::memcpy(push.data(), &n32, 4);
   std::uint32_t offset = 4;
-  for (const scalar_arg& a : converted_scalars(**entry, c)) {
+  for (const scalar_arg& a : args->scalars) {
     const std::uint32_t size = a.type == scalar_type::f64 ? 8 : 4;
     offset = (offset + size - 1) / size * size;
     switch (a.type) {

@@ -92,9 +92,10 @@ expected<void> device::make_pipelines(const spirv (&code)[4], pipeline_set& out)
 expected<const device::user_pipeline*> device::user_pipeline_for(const kernel_entry& entry) {
   if (auto it = user_pipelines_.find(&entry); it != user_pipelines_.end()) return &it->second;
   const std::string what = "kernel '" + std::string(entry.op) + "' (variant '" + std::string(entry.variant) + "')";
-  if (entry.vulkan.code.empty() || entry.vulkan.local_size_x == 0)
+  const shader* code = entry.payload_as<shader>();
+  if (code == nullptr || code->code.empty() || code->local_size_x == 0)
     return make_error(errc::invalid_argument, where("dispatch") + ": " + what + " has no SPIR-V or no local size",
-                      "register it with roster::vulkan_kernel, giving the shader's words and its local_size_x");
+                      "register it with roster::vulkan::kernel, giving a shader with its words and local_size_x");
   user_pipeline u;
   for (const auto& p : entry.signature) u.buffers += p.is_buffer ? 1 : 0;
   u.push_bytes = user_push_bytes(entry.signature);
@@ -127,13 +128,13 @@ expected<const device::user_pipeline*> device::user_pipeline_for(const kernel_en
   VkShaderModule module = VK_NULL_HANDLE;
   if (result) {
     VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = entry.vulkan.code.size_bytes();
-    info.pCode = entry.vulkan.code.data();
+    info.codeSize = code->code.size_bytes();
+    info.pCode = code->code.data();
     if (VkResult r = fn_.vkCreateShaderModule(device_, &info, nullptr, &module); r != VK_SUCCESS)
       fail("vkCreateShaderModule", r);
   }
   if (result) {
-    const std::string name(entry.vulkan.entry);
+    const std::string name(code->entry);
     VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

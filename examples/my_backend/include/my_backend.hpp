@@ -60,7 +60,7 @@ struct backend {
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = my_backend::device;
   /// Opens adapter `ordinal`; there is only 0.
-  [[nodiscard]] static roster::expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+  [[nodiscard]] static roster::expected<std::unique_ptr<device_type>> open(roster::open_key, std::uint32_t ordinal);
   /// Lists the one adapter.
   [[nodiscard]] static roster::expected<std::vector<roster::adapter_info>> enumerate();
 };

@@ -6,7 +6,7 @@
 
 namespace my_backend {
 
-roster::expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
+roster::expected<std::unique_ptr<device>> backend::open(roster::open_key, std::uint32_t ordinal) {
   if (ordinal != 0)
     return roster::make_error(roster::errc::not_found, "myhost:" + std::to_string(ordinal) + ": no such adapter",
                               "use myhost:0, the only adapter of this backend");

@@ -5,6 +5,7 @@
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
+#include <roster/detail/guard.hpp>
 #include <roster/detail/text.hpp>
 
 #include <algorithm>
@@ -35,26 +36,9 @@ inline std::string describe(const buffer& b) {
 }  // namespace detail
 
 namespace detail {
-// Runs a backend's code, turning anything it throws into an error: nothing
-// leaves roster's API as an exception.
-template <class F>
-auto guard_backend(const device& d, std::string_view what, F&& f) noexcept -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return make_error(errc::out_of_memory, d.adapter().spec() + ": " + std::string(what) + ": out of host memory",
-                      "free memory or use smaller buffers");
-  } catch (const std::exception& e) {
-    return make_error(errc::internal,
-                      d.adapter().spec() + ": " + std::string(what) + ": the backend threw: " + e.what(),
-                      "fix the backend to return an error instead of throwing, or exclude it with "
-                      "ROSTER_DEVICE_SELECTOR='!" + d.adapter().backend + ":*'");
-  } catch (...) {
-    return make_error(errc::internal,
-                      d.adapter().spec() + ": " + std::string(what) + ": the backend threw a non-standard exception",
-                      "fix the backend to return an error instead of throwing, or exclude it with "
-                      "ROSTER_DEVICE_SELECTOR='!" + d.adapter().backend + ":*'");
-  }
+// The spec of a device, made only when an error names it.
+inline auto spec_of(const device& d) noexcept {
+  return [&d] { return d.adapter().spec(); };
 }
 }  // namespace detail
 
@@ -88,14 +72,14 @@ ROSTER_INLINE expected<buffer> device::allocate(element_type t, std::size_t n) {
     return make_error(errc::invalid_argument,
                       adapter().spec() + ": allocate: " + std::to_string(n) + " elements is beyond any device",
                       "allocate at most 2^40 elements per buffer");
-  auto slot = detail::guard_backend(*this, "allocate", [&] { return do_allocate(t, n); });
+  auto slot = detail::guarded(detail::spec_of(*this), adapter().backend, "allocate", [&] { return do_allocate(t, n); });
   if (!slot) return std::move(slot).error();
   return buffer{id_, *slot, t, n};
 }
 
 ROSTER_INLINE expected<void> device::release(const buffer& b) {
   if (auto ok = check_buffer(b, "release"); !ok) return ok;
-  return detail::guard_backend(*this, "release", [&] { return do_release(b.slot); });
+  return detail::guarded(detail::spec_of(*this), adapter().backend, "release", [&] { return do_release(b.slot); });
 }
 
 ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t, const void* src,
@@ -116,7 +100,7 @@ ROSTER_INLINE expected<void> device::upload_raw(const buffer& b, element_type t,
                       adapter().spec() + ": upload: the host pointer is null for " + std::to_string(count) +
                           " elements into a " + detail::describe(b),
                       "pass host memory that holds the buffer's length, e.g. a std::vector's data()");
-  return detail::guard_backend(*this, "upload", [&] { return do_upload(b, src); });
+  return detail::guarded(detail::spec_of(*this), adapter().backend, "upload", [&] { return do_upload(b, src); });
 }
 
 ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type t, void* dst, std::size_t count) {
@@ -135,13 +119,40 @@ ROSTER_INLINE expected<void> device::download_raw(const buffer& b, element_type 
     return make_error(errc::invalid_argument,
                       adapter().spec() + ": download: the host pointer is null for a " + detail::describe(b),
                       "pass host memory that holds the buffer's length, e.g. a std::vector's data()");
-  return detail::guard_backend(*this, "download", [&] { return do_download(b, dst); });
+  return detail::guarded(detail::spec_of(*this), adapter().backend, "download", [&] { return do_download(b, dst); });
 }
+
+namespace detail {
+// The built-in entries of a backend whose registration places none (one
+// registered at run time, or a registration submitted by hand): its op set
+// stands for them.
+template <class T>
+inline constexpr kernel_entry generic_builtin[op_count] = {
+    builtin_kernel<T>(op::fill, ""),  builtin_kernel<T>(op::copy, ""),    builtin_kernel<T>(op::mul, ""),
+    builtin_kernel<T>(op::add, ""),   builtin_kernel<T>(op::triad, ""),   builtin_kernel<T>(op::nstream, ""),
+    builtin_kernel<T>(op::dot, ""),   builtin_kernel<T>(op::grid_sync, "")};
+
+// Finds a call's kernel; a built-in op the backend's op set has and no entry
+// names runs as its generic built-in entry.
+inline expected<const kernel_entry*> find_kernel_or_builtin(const kernel_call& c, std::string_view backend,
+                                                            element_type type, std::string_view variant) {
+  auto found = find_kernel(c.op, backend, type, variant);
+  if (found || !variant.empty()) return found;
+  const op o = builtin_op(c.op);
+  if (o == op::call) return found;
+  const backend_registration* r = find_backend(backend);
+  if (r == nullptr || !r->ops.contains(o)) return found;
+  for (const auto* e : kernels_of(c.op))
+    if (e->backend == backend) return found;  // it places entries: they decide
+  return type == element_type::f32 ? &generic_builtin<float>[static_cast<std::size_t>(o)]
+                                   : &generic_builtin<double>[static_cast<std::size_t>(o)];
+}
+}  // namespace detail
 
 ROSTER_INLINE expected<const kernel_entry*> device::kernel_for(const kernel_call& c) const {
   const std::string_view backend = adapter().backend;
   const element_type type = c.buffers.front().type;
-  if (!c.variant.empty() || kernel_choices_.empty()) return find_kernel(c.op, backend, type, c.variant);
+  if (!c.variant.empty() || kernel_choices_.empty()) return detail::find_kernel_or_builtin(c, backend, type, c.variant);
   // A recorded winner for this op, type and size class; the extent comes from
   // the signature, which every variant of one op and type shares.
   const auto entries = kernels_of(c.op);
@@ -162,7 +173,7 @@ ROSTER_INLINE expected<const kernel_entry*> device::kernel_for(const kernel_call
       break;
     }
   }
-  return find_kernel(c.op, backend, type);
+  return detail::find_kernel_or_builtin(c, backend, type, {});
 }
 
 ROSTER_INLINE expected<void> device::check_program(const program& p, std::vector<step>* lowered) const {
@@ -232,23 +243,23 @@ ROSTER_INLINE expected<void> device::check_program(const program& p, std::vector
 ROSTER_INLINE expected<void> device::dispatch(const program& p) {
   if (!p.has_calls()) {  // built-in steps only: dispatched as they are
     if (auto ok = check_program(p); !ok) return ok;
-    return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(p.steps()); });
+    return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return dispatch_steps(p.steps()); });
   }
   std::vector<step> lowered;  // filled only when a call runs as a built-in step
   if (auto ok = check_program(p, &lowered); !ok) return ok;
   const std::span<const step> steps = lowered.empty() ? p.steps() : std::span<const step>(lowered);
-  return detail::guard_backend(*this, "dispatch", [&] { return dispatch_steps(steps); });
+  return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return dispatch_steps(steps); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
   if (!p.has_calls()) {
     if (auto ok = check_program(p); !ok) return std::move(ok).error();
-    return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
+    return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
   }
   std::vector<step> lowered;
   if (auto ok = check_program(p, &lowered); !ok) return std::move(ok).error();
   const std::span<const step> steps = lowered.empty() ? p.steps() : std::span<const step>(lowered);
-  return detail::guard_backend(*this, "dispatch", [&] { return timed_dispatch_steps(steps); });
+  return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return timed_dispatch_steps(steps); });
 }
 
 ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
@@ -259,31 +270,10 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(st
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
 }
 
-namespace detail {
-// Backends registered at run time (roster::register_factory, device.hpp): an
-// immutable list published with one atomic pointer. Lists and entries are
-// never freed, so a registration pointer stays valid for the process.
-struct runtime_backend {
-  std::string id;  // lower case; registration.id views it
-  backend_registration registration;
-  int rank;
-};
-struct runtime_backend_list {
-  std::vector<const runtime_backend*> entries;
-  const runtime_backend_list* retired_next = nullptr;
-};
-struct runtime_backend_registry {
-  std::mutex mutex;
-  std::atomic<const runtime_backend_list*> current{nullptr};
-};
-ROSTER_API ROSTER_INLINE runtime_backend_registry& runtime_backends() noexcept {
+ROSTER_INLINE detail::runtime_backend_registry& detail::runtime_backends() noexcept {
   static constinit runtime_backend_registry r;
   return r;
 }
-inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
-  return runtime_backends().current.load(std::memory_order_acquire);
-}
-}  // namespace detail
 
 ROSTER_INLINE std::vector<backend_entry> registered_backends() {
   (void)load_plugin_path_once();
@@ -323,48 +313,30 @@ ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noex
   return nullptr;
 }
 
-ROSTER_INLINE expected<std::unique_ptr<device>> detail::open_adapter(const backend_registration& backend,
-                                                                     std::uint32_t ordinal) noexcept {
-  backends_in_use pin;
-  const std::string spec = std::string(backend.id) + ":" + std::to_string(ordinal);
-  try {
-    if (backend.open == nullptr)
-      return make_error(errc::internal, std::string(backend.id) + ": the backend registered no factory",
-                        "register the backend with ROSTER_REGISTER_BACKEND, which supplies its open()");
-    auto d = backend.open(ordinal);
-    if (!d) return std::move(d).error();
-    if (*d == nullptr)
-      return make_error(errc::internal, spec + ": the backend's factory returned no device and no error",
-                        "fix the backend's open() to return a device or an error");
-    return std::move(*d);
-  } catch (const std::exception& e) {
-    return make_error(errc::internal, spec + ": the backend's factory threw: " + std::string(e.what()),
-                      "fix the backend's open() to return an error instead of throwing, or exclude it with "
-                      "ROSTER_DEVICE_SELECTOR='!" +
-                          std::string(backend.id) + ":*'");
-  } catch (...) {
-    return make_error(errc::internal, spec + ": the backend's factory threw a non-standard exception",
-                      "fix the backend's open() to return an error instead of throwing, or exclude it with "
-                      "ROSTER_DEVICE_SELECTOR='!" +
-                          std::string(backend.id) + ":*'");
+ROSTER_INLINE expected<std::unique_ptr<device>> detail::open_registered(const backend_registration& backend,
+                                                                        std::uint32_t ordinal) {
+  expected<std::unique_ptr<device>> d = make_error(errc::internal, std::string(backend.id) + ": the backend registered no factory",
+                                                   "register the backend with ROSTER_REGISTER_BACKEND, which supplies its open()");
+  if (backend.open != nullptr) {
+    d = backend.open(open_access::key(), ordinal);
+  } else if (const auto* rt = runtime_backend_snapshot()) {
+    for (const auto* e : rt->entries)
+      if (&e->registration == &backend) d = e->factory(ordinal);
   }
+  if (d && *d == nullptr)
+    return make_error(errc::internal,
+                      std::string(backend.id) + ":" + std::to_string(ordinal) +
+                          ": the backend's factory returned no device and no error",
+                      "fix the backend's open() to return a device or an error");
+  return d;
 }
 
 ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(const backend_registration& backend) noexcept {
   backends_in_use pin;
-  try {
+  return detail::guarded(backend.id, backend.id, "enumerate", [&]() -> expected<std::vector<adapter_info>> {
     if (backend.enumerate == nullptr) return std::vector<adapter_info>{};
     return backend.enumerate();
-  } catch (const std::exception& e) {
-    return make_error(errc::internal,
-                      std::string(backend.id) + ": the backend's enumerator threw: " + std::string(e.what()),
-                      "fix the backend's enumerate() to return an error instead of throwing, or exclude it with "
-                      "ROSTER_DEVICE_SELECTOR='!" +
-                          std::string(backend.id) + ":*'");
-  } catch (...) {
-    return make_error(errc::internal, std::string(backend.id) + ": the backend's enumerator threw",
-                      "fix the backend's enumerate() to return an error instead of throwing");
-  }
+  });
 }
 
 namespace detail {

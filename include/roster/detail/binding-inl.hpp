@@ -3,7 +3,6 @@
 // with the CPUs local to the device, and one JSON line per binding.
 
 #include <roster/binding.hpp>
-#include <roster/detail/circuits-inl.hpp>
 #include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/json.hpp>

@@ -54,7 +54,7 @@ inline void add_trace(std::vector<std::string> lines, bool fresh) {
   for (auto& l : lines) s.trace.push_back(std::move(l));
 }
 
-inline void add_trace_line(std::string line) noexcept {
+ROSTER_INLINE void add_trace_line(std::string line) noexcept {
   try {
     std::vector<std::string> v;
     v.push_back(std::move(line));
@@ -71,7 +71,7 @@ inline std::string describe(const adapter_info& a) {
   return out + ")";
 }
 
-inline std::string describe(const circuit& c) {
+ROSTER_INLINE std::string describe(const circuit& c) {
   return "circuit " + std::to_string(c.index) + " " + describe(c.adapter);
 }
 

@@ -3,7 +3,7 @@
 
 #include <roster/acquire.hpp>
 #include <roster/device.hpp>
-#include <roster/detail/backend-inl.hpp>
+#include <roster/tuning/store.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -153,6 +153,18 @@ ROSTER_API inline std::vector<cache_slot*>& retired_long_keys() {
   return *v;
 }
 
+// Opens a device for the cache: through the one open path, with the tuning
+// records the process has in use (read by a decision or handed over by the
+// application; opening a device reads none).
+inline expected<std::unique_ptr<device>> open_cached(const device_spec& spec) {
+  backends_in_use pin;
+  auto backend = backend_for(spec);
+  if (!backend) return std::move(backend).error();
+  acquire_options options;
+  options.tuning = tuning_in_use();
+  return open(**backend, spec, options);
+}
+
 inline expected<device*> get_device_slow(std::string_view text) noexcept {
   try {
     auto spec = parse_spec(text);
@@ -187,7 +199,7 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
     {
       std::lock_guard open_lock(slot->open_mutex);
       if (slot->state.load(std::memory_order_acquire) == slot_empty) {
-        auto d = acquire(key);
+        auto d = open_cached(*spec);
         if (d) {
           slot->owner = std::move(*d);
           slot->opened = slot->owner.get();
@@ -306,8 +318,8 @@ ROSTER_INLINE expected<void> register_factory(std::string_view type_name, factor
                           "register_factory('" + shown + "'): the type '" + parsed->backend +
                               "' is already registered",
                           "pick another type name; registered types: " + known_backends());
-      auto* entry = new detail::runtime_backend{parsed->backend, {}, rank};
-      entry->registration = backend_registration{entry->id, factory, enumerator, op_set::all()};
+      auto* entry = new detail::runtime_backend{parsed->backend, {}, rank, factory};
+      entry->registration = backend_registration{entry->id, nullptr, enumerator, op_set::all(), 0};
       const auto* old = r.current.load(std::memory_order_relaxed);
       auto* list = new detail::runtime_backend_list;
       if (old != nullptr) list->entries = old->entries;

@@ -4,6 +4,7 @@
 #include <roster/kernels.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -238,10 +239,117 @@ ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const kernel_call&
   }
 }
 
-ROSTER_INLINE std::vector<scalar_arg> converted_scalars(const kernel_entry& entry, const kernel_call& c) {
-  std::vector<scalar_arg> out(c.scalars.size());
-  convert_scalars(entry, c, out);
-  return out;
+namespace detail {
+inline std::string step_where(std::size_t i, const step& s) {
+  return "program step " + std::to_string(i) + " (" + std::string(to_string(s.op)) + ")";
+}
+
+// The signature of each built-in op over float and double as signature_for
+// finds it in the kernel inventory, looked up once per inventory snapshot:
+// validating a built-in step costs an index, not a search. A snapshot is
+// replaced only when a module is loaded or unloaded; the tables built from
+// older ones stay reachable from the newest (never freed, like snapshots).
+struct builtin_signature_table {
+  const kernel_entry* const* from = nullptr;
+  const builtin_signature_table* older = nullptr;
+  std::span<const kernel_param> sig[op_count][2];
+};
+inline const builtin_signature_table& builtin_signatures_now() {
+  static constinit std::atomic<const builtin_signature_table*> current{nullptr};
+  const auto all = inventory<kernel_entry>();
+  const builtin_signature_table* table = current.load(std::memory_order_acquire);
+  if (table == nullptr || table->from != all.data()) [[unlikely]] {
+    auto* fresh = new builtin_signature_table{all.data(), table, {}};
+    for (std::size_t k = 0; k < op_count; ++k) {
+      fresh->sig[k][0] = signature_for(to_string(static_cast<op>(k)), element_type::f32);
+      fresh->sig[k][1] = signature_for(to_string(static_cast<op>(k)), element_type::f64);
+    }
+    // A thread that lost the race keeps its table reachable through `older`.
+    while (!current.compare_exchange_weak(table, fresh, std::memory_order_acq_rel)) fresh->older = table;
+    table = fresh;
+  }
+  return *table;
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<void> validate(std::span<const step> steps) {
+  if (steps.empty())
+    return make_error(errc::invalid_argument, "program: the program has no steps",
+                      "add at least one step, e.g. p.fill(a, 1.0), before dispatching");
+  if (steps.size() > max_program_steps)
+    return make_error(errc::invalid_argument,
+                      "program: " + std::to_string(steps.size()) + " steps is more than the limit of " +
+                          std::to_string(max_program_steps),
+                      "split the work into several programs of at most " +
+                          std::to_string(max_program_steps) + " steps");
+  bool have_type = false, any_buffer = false;
+  element_type type = element_type::f64;
+  const detail::builtin_signature_table* signatures = nullptr;  // fetched at the first built-in step
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const step& s = steps[i];
+    if (s.op == op::call) {
+      if (s.call == nullptr)
+        return make_error(errc::invalid_argument, "program step " + std::to_string(i) + ": a call step without its call",
+                          "append calls with program::call, not with push");
+      if (auto ok = check_call(*s.call); !ok)
+        return std::move(ok).error().prepend("program step " + std::to_string(i));
+      any_buffer = true;
+      continue;
+    }
+    if (static_cast<std::size_t>(s.op) >= op_count)
+      return make_error(errc::invalid_argument,
+                        "program step " + std::to_string(i) + ": unknown op code " +
+                            std::to_string(static_cast<int>(s.op)),
+                        "build steps with the program member functions (fill, copy, mul, add, triad, "
+                        "nstream, dot, grid_sync)");
+    const int nb = buffers_of(s.op);
+    if (nb == 0) continue;
+    any_buffer = true;
+    // The step's arguments against its op's signature from the kernel
+    // inventory: the check (and the errors) of a user kernel's call.
+    const buffer bufs[3] = {s.out, s.in1, s.in2};
+    const scalar_arg scalar(s.scalar);
+    const bool has_scalar = s.op == op::fill || s.op == op::mul || s.op == op::triad || s.op == op::nstream;
+    if (signatures == nullptr) signatures = &detail::builtin_signatures_now();
+    const auto sig = signatures->sig[static_cast<std::size_t>(s.op)][s.out.type == element_type::f32 ? 0 : 1];
+    if (auto ok = check_arguments(to_string(s.op), sig, std::span<const buffer>(bufs, static_cast<std::size_t>(nb)),
+                                  std::span<const scalar_arg>(&scalar, has_scalar ? 1 : 0));
+        !ok)
+      return std::move(ok).error().prepend("program step " + std::to_string(i));
+    if (!have_type) {
+      type = s.out.type;
+      have_type = true;
+    } else if (s.out.type != type) {
+      return make_error(errc::invalid_argument, detail::step_where(i, s) + ": mixes float and double buffers",
+                        "use buffers of one element type in the whole program");
+    }
+  }
+  if (!any_buffer)
+    return make_error(errc::invalid_argument, "program: the program holds only grid_sync steps",
+                      "add at least one step that works on a buffer");
+  return {};
+}
+
+ROSTER_INLINE expected<void> validate(const program& p) {
+  const void* token = &detail::builtin_signatures_now();  // a new one whenever the inventory changes
+  const std::size_t n = p.steps().size();
+  if (n != 0 && p.validated_.steps.load(std::memory_order_acquire) == n &&
+      p.validated_.token.load(std::memory_order_acquire) == token)
+    return {};
+  auto ok = validate(p.steps());
+  if (ok) {
+    p.validated_.token.store(token, std::memory_order_release);
+    p.validated_.steps.store(n, std::memory_order_release);
+  }
+  return ok;
+}
+
+ROSTER_INLINE error call_arguments::buffer_not_live(std::size_t index) {
+  return error(errc::invalid_argument,
+               "call: buffer " + std::to_string(index) +
+                   " is not live on this device (another device's, released, or altered)",
+               "pass buffers allocated on this device with allocate<T>(n), and dispatch through "
+               "device::dispatch(program), which checks every buffer");
 }
 
 ROSTER_INLINE expected<void> check_kernels() {

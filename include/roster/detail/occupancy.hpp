@@ -5,7 +5,8 @@
 // prohibited) or that another process holds exclusively, and to rank an idle
 // GPU before a busy one. NVML comes from detail/nvml.hpp.
 
-#include <roster/circuits.hpp>
+#include <roster/backend.hpp>
+#include <roster/occupancy.hpp>
 #include <roster/detail/gpu_list.hpp>
 #include <roster/detail/nvml.hpp>
 

@@ -20,7 +20,7 @@ inline double tune_input(std::size_t param, std::size_t i) noexcept {
 
 // Host copies of a call's buffers in their element type, for a reference run.
 template <class T>
-expected<std::vector<std::vector<double>>> host_reference(cpu_kernel_fn fn, std::span<const kernel_param> sig,
+expected<std::vector<std::vector<double>>> host_reference(host_kernel_fn fn, std::span<const kernel_param> sig,
                                                           std::span<const std::vector<double>> inputs,
                                                           std::span<const scalar_arg> scalars, std::size_t extent) {
   std::vector<std::vector<T>> host;

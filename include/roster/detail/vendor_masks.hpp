@@ -161,6 +161,25 @@ class vendor_masks {
     return out;
   }
 
+  /// The mask variables, in the order they apply (ROCR_VISIBLE_DEVICES
+  /// first; HIP_VISIBLE_DEVICES then indexes what it left).
+  struct variable {
+    const char* name;
+    std::uint32_t vendor;
+  };
+  static constexpr variable variables[] = {{"CUDA_VISIBLE_DEVICES", vendor_nvidia},
+                                           {"ROCR_VISIBLE_DEVICES", vendor_amd},
+                                           {"HIP_VISIBLE_DEVICES", vendor_amd},
+                                           {"ZE_AFFINITY_MASK", vendor_intel}};
+
+  /// Returns whether any mask variable is set (is_set(name) says for one).
+  template <class IsSet>
+  [[nodiscard]] static bool any_set(IsSet&& is_set) {
+    for (const auto& v : variables)
+      if (is_set(v.name)) return true;
+    return false;
+  }
+
   /// Resolves the masks set in the environment (read through getenv_fn)
   /// against the adapters every backend reported and the machine's GPU list.
   static vendor_masks resolve(const std::function<const char*(const char*)>& getenv_fn,
@@ -174,17 +193,8 @@ class vendor_masks {
                               std::span<const adapter_info> adapters,
                               const std::function<physical_gpus()>& list_machine) {
     vendor_masks out;
-    struct variable {
-      const char* name;
-      std::uint32_t vendor;
-    };
-    // ROCR_VISIBLE_DEVICES applies first; HIP_VISIBLE_DEVICES then indexes what it left.
-    static constexpr variable vars[] = {{"CUDA_VISIBLE_DEVICES", vendor_nvidia},
-                                        {"ROCR_VISIBLE_DEVICES", vendor_amd},
-                                        {"HIP_VISIBLE_DEVICES", vendor_amd},
-                                        {"ZE_AFFINITY_MASK", vendor_intel}};
-    out.masks_.reserve(std::size(vars));
-    for (const auto& v : vars)
+    out.masks_.reserve(std::size(variables));
+    for (const auto& v : variables)
       if (const char* value = getenv_fn(v.name)) out.masks_.push_back(parse_mask(v.name, value, v.vendor));
     if (out.masks_.empty()) return out;
     std::optional<physical_gpus> listed;

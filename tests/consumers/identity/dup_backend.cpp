@@ -17,7 +17,7 @@ struct dup_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = toy::device::ops();
   using device_type = toy::device;
-  static roster::expected<std::unique_ptr<toy::device>> open(std::uint32_t n) { return toy::open(id, n); }
+  static roster::expected<std::unique_ptr<toy::device>> open(roster::open_key, std::uint32_t n) { return toy::open(id, n); }
   static roster::expected<std::vector<roster::adapter_info>> enumerate() { return toy::enumerate(id); }
 };
 }  // namespace

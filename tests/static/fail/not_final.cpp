@@ -7,7 +7,7 @@ struct open_backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = open_device;
-  static roster::expected<std::unique_ptr<open_device>> open(std::uint32_t);
+  static roster::expected<std::unique_ptr<open_device>> open(roster::open_key, std::uint32_t);
   static roster::expected<std::vector<roster::adapter_info>> enumerate();
 };
 using registry = roster::static_registry<open_backend>;

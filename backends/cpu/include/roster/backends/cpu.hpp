@@ -44,6 +44,67 @@ inline constexpr unsigned max_threads = 4096;
 /// Returns the host's CPU as an adapter, with compute_units = threads.
 [[nodiscard]] ROSTER_API ROSTER_INLINE adapter_info host_adapter(unsigned threads);
 
+namespace detail {
+// The built-in ops' entry points: the backend's own loops over a part [b, e)
+// of the index space, so a call that reaches the entry point runs what the
+// fused path runs. A dispatch maps a call of a built-in entry onto the fused
+// path itself; these serve callers of the entry point (a tuning reference, a
+// user's own code).
+template <class T>
+void builtin_fill(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_fill(a.data<T>(0) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_copy(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_copy(a.data<T>(0) + b, a.data<const T>(1) + b, e - b);
+}
+template <class T>
+void builtin_mul(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_mul(a.data<T>(0) + b, a.data<const T>(1) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_add(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_add(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, e - b);
+}
+template <class T>
+void builtin_triad(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_triad(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
+}
+template <class T>
+void builtin_nstream(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  cpu_nstream(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
+}
+// r[0] = the sum over [b, e): the whole dot when called on the whole index
+// space (a reduction has no per-part form; the fused path sums the threads').
+template <class T>
+void builtin_dot(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
+  a.data<T>(0)[0] = static_cast<T>(cpu_dot(a.data<const T>(1) + b, a.data<const T>(2) + b, e - b));
+}
+// A barrier has nothing to run: the pool's run returns when every thread is done.
+template <class T>
+void builtin_grid_sync(const kernel_args&, std::size_t, std::size_t) noexcept {}
+}  // namespace detail
+
+/// A CPU entry point: a function run on the pool's threads, each over its
+/// part [begin, end) of the call's index space (roster::host_kernel_fn).
+using kernel_fn = host_kernel_fn;
+
+/// Returns a CPU kernel entry with signature P... and entry point Fn, for
+/// ROSTER_KERNEL: `constinit const roster::kernel_entry e =
+/// roster::cpu::kernel<&axpy<double>, roster::read_write<double>, ...>("axpy",
+/// "plain", roster::default_variant); ROSTER_KERNEL(e);`
+template <kernel_fn Fn, class... P>
+constexpr kernel_entry kernel(std::string_view op, std::string_view variant, bool is_default) noexcept {
+  return kernel_entry_of<P...>(op, "cpu", variant, is_default, payload_of(&host_kernel_of<Fn>));
+}
+
+namespace detail {
+template <class E, kernel_fn Fn, class... P>
+constexpr kernel_entry kernel_for(std::string_view op, std::string_view variant, bool is_default) noexcept {
+  return roster::detail::kernel_entry_for<E, P...>(op, "cpu", variant, is_default, payload_of(&host_kernel_of<Fn>));
+}
+}  // namespace detail
+
 class device;
 
 /// The CPU backend's native handles (roster::native<roster::cpu::native>(dev)):
@@ -74,11 +135,13 @@ struct native {
   ROSTER_INLINE void barrier() const noexcept;
 };
 
-/// A live CPU device: owns a persistent thread pool and 64-byte aligned buffers.
+struct backend;
+
+/// A live CPU device: owns a persistent thread pool and 64-byte aligned
+/// buffers. Open one through roster::acquire("cpu") (ROSTER_CPU_THREADS sets
+/// its threads); roster::native<roster::cpu::native>(dev) gives this class.
 class ROSTER_API device final : public roster::device {
  public:
-  /// Opens a device running on `threads` threads (the caller counts as one).
-  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device>> open(unsigned threads);
   ROSTER_INLINE ~device() override;
 
   /// Returns the host CPU adapter.
@@ -112,33 +175,21 @@ class ROSTER_API device final : public roster::device {
   template <class F>
   [[nodiscard]] expected<void> run_kernel(const F& fn, std::span<const buffer> buffers,
                                           std::span<const scalar_arg> scalars, std::size_t extent) {
-    kernel_buffer small[16];  // no allocation for up to 16 buffers
-    std::vector<kernel_buffer> more;
-    kernel_buffer* bufs = small;
-    if (buffers.size() > std::size(small)) {
-      more.resize(buffers.size());
-      bufs = more.data();
-    }
+    call_arguments arguments;
     std::lock_guard lock(mutex_);
-    for (std::size_t i = 0; i < buffers.size(); ++i) {
-      void* p = buffers[i].owner == id() ? data_of(buffers[i]) : nullptr;
-      if (p == nullptr)
-        return make_error(errc::invalid_argument,
-                          adapter_.spec() + ": call: buffer " + std::to_string(i) +
-                              " is not live on this device (another device's, released, or altered)",
-                          "pass buffers allocated on this device with allocate<T>(n)");
-      bufs[i] = {p, buffers[i].size, buffers[i].type};
-    }
-    const kernel_args args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
+    auto args = arguments.build(buffers, scalars, extent,
+                                [&](const buffer& b) { return b.owner == id() ? data_of(b) : nullptr; });
+    if (!args) return std::move(args).error().prepend(adapter_.spec());
     const unsigned threads = pool_.size();
     auto part = [&](unsigned t) noexcept {
       const std::size_t lo = extent * t / threads, hi = extent * (t + 1) / threads;
-      if (lo < hi) fn(args, lo, hi);
+      if (lo < hi) fn(*args, lo, hi);
     };
     pool_.run_each(part);
     return {};
   }
 
+  friend struct cpu::backend;                    // opens it
   friend struct roster::detail::static_access;  // direct liveness check in static dispatch
   friend struct cpu::native;                     // run_on_threads and the barrier
 
@@ -152,6 +203,8 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] ROSTER_INLINE expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override;
 
  private:
+  /// Opens a device running on `threads` threads (the caller counts as one).
+  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device>> open(unsigned threads);
   using thread_fn = void (*)(void* context, unsigned thread, unsigned threads);
   // Runs fn on every thread under the dispatch lock; a throw becomes an error.
   ROSTER_INLINE expected<void> run_on_threads(thread_fn fn, void* context);
@@ -194,8 +247,26 @@ struct backend {
   static constexpr bool dispatches = true;
   static constexpr op_set ops = op_set::all();
   using device_type = cpu::device;
+  /// Its users' kernels are host functions (roster::cpu::kernel).
+  using kernel_payload = host_kernel;
+  /// Returns the entry point of built-in op `o` over T: the backend's own loop.
+  template <class T>
+  static constexpr roster::kernel_payload builtin_payload(op o) noexcept {
+    switch (o) {
+      case op::fill: return payload_of(&host_kernel_of<&detail::builtin_fill<T>>);
+      case op::copy: return payload_of(&host_kernel_of<&detail::builtin_copy<T>>);
+      case op::mul: return payload_of(&host_kernel_of<&detail::builtin_mul<T>>);
+      case op::add: return payload_of(&host_kernel_of<&detail::builtin_add<T>>);
+      case op::triad: return payload_of(&host_kernel_of<&detail::builtin_triad<T>>);
+      case op::nstream: return payload_of(&host_kernel_of<&detail::builtin_nstream<T>>);
+      case op::dot: return payload_of(&host_kernel_of<&detail::builtin_dot<T>>);
+      case op::grid_sync: return payload_of(&host_kernel_of<&detail::builtin_grid_sync<T>>);
+      case op::call: break;
+    }
+    return {};
+  }
   /// Opens the host CPU (ordinal 0) on thread_count() threads.
-  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the one CPU adapter.
   [[nodiscard]] static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
 };
@@ -204,56 +275,21 @@ struct backend {
 
 ROSTER_REGISTER_BACKEND(roster::cpu::backend);
 
-namespace roster::cpu::detail {
-// The built-in ops' CPU entry points: the backend's own loops over a part
-// [b, e) of the index space, so a call that reaches the entry point runs what
-// the fused path runs. A dispatch maps a call of a built-in entry onto the
-// fused path itself; these serve callers of the entry point (tune_kernel's
-// host reference, a user's own code).
-template <class T>
-void builtin_fill(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_fill(a.data<T>(0) + b, a.scalar<T>(0), e - b);
-}
-template <class T>
-void builtin_copy(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_copy(a.data<T>(0) + b, a.data<const T>(1) + b, e - b);
-}
-template <class T>
-void builtin_mul(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_mul(a.data<T>(0) + b, a.data<const T>(1) + b, a.scalar<T>(0), e - b);
-}
-template <class T>
-void builtin_add(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_add(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, e - b);
-}
-template <class T>
-void builtin_triad(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_triad(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
-}
-template <class T>
-void builtin_nstream(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  cpu_nstream(a.data<T>(0) + b, a.data<const T>(1) + b, a.data<const T>(2) + b, a.scalar<T>(0), e - b);
-}
-// r[0] = the sum over [b, e): the whole dot when called on the whole index
-// space (a reduction has no per-part form; the fused path sums the threads').
-template <class T>
-void builtin_dot(const kernel_args& a, std::size_t b, std::size_t e) noexcept {
-  a.data<T>(0)[0] = static_cast<T>(cpu_dot(a.data<const T>(1) + b, a.data<const T>(2) + b, e - b));
-}
-// A barrier has nothing to run: the pool's run returns when every thread is done.
-template <class T>
-void builtin_grid_sync(const kernel_args&, std::size_t, std::size_t) noexcept {}
-}  // namespace roster::cpu::detail
+#define ROSTER_IMPL_CPU_KERNEL(name, op, variant, is_default, fn, ...)                                          \
+  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f32) =                                   \
+      ::roster::cpu::detail::kernel_for<float, &fn<float>, __VA_ARGS__>(op, variant, is_default);               \
+  static constinit const ::roster::kernel_entry ROSTER_IMPL_CAT(name, _f64) =                                   \
+      ::roster::cpu::detail::kernel_for<double, &fn<double>, __VA_ARGS__>(op, variant, is_default);             \
+  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f32));                                                                   \
+  ROSTER_KERNEL(ROSTER_IMPL_CAT(name, _f64))
 
-// The built-in ops as kernel inventory entries (variant "builtin", the default).
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::fill, ::roster::cpu::detail::builtin_fill);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::copy, ::roster::cpu::detail::builtin_copy);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::mul, ::roster::cpu::detail::builtin_mul);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::add, ::roster::cpu::detail::builtin_add);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::triad, ::roster::cpu::detail::builtin_triad);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::nstream, ::roster::cpu::detail::builtin_nstream);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::dot, ::roster::cpu::detail::builtin_dot);
-ROSTER_BUILTIN_CPU_KERNEL("cpu", ::roster::op::grid_sync, ::roster::cpu::detail::builtin_grid_sync);
+/// Registers CPU kernel template `fn` for float and double: `op` and
+/// `variant` are names, `is_default` roster::default_variant or
+/// roster::other_variant, then the signature with roster::elem for the
+/// element type, e.g. roster::read_write<roster::elem>, roster::scalar<roster::elem>.
+#define ROSTER_CPU_KERNEL(op, variant, is_default, fn, ...) \
+  ROSTER_IMPL_CPU_KERNEL(ROSTER_IMPL_CAT(roster_cpu_kernel_, __COUNTER__), op, variant, is_default, fn, __VA_ARGS__)
+
 
 #if defined(ROSTER_HEADER_ONLY)
 #  include <roster/backends/cpu/detail/cpu-inl.hpp>

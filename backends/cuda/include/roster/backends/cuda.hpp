@@ -3,6 +3,7 @@
 /// runs a whole program as one cooperative launch where the card allows it.
 
 #include <roster/backend.hpp>
+#include <roster/kernels.hpp>
 #include <roster/native.hpp>
 
 #include <chrono>
@@ -41,6 +42,26 @@ struct native {
   ::CUstream_st* stream = nullptr;  ///< cudaStream_t: roster's stream (non-blocking), on which all its work runs
 };
 
+/// A CUDA entry point: a host function, compiled with nvcc, that launches the
+/// kernel on `cuda_stream` (a cudaStream_t) and returns without waiting.
+using launcher_fn = void (*)(const kernel_args& args, void* cuda_stream);
+
+/// The payload of a CUDA kernel entry: its launcher.
+struct launcher {
+  static constexpr std::uint64_t payload_id = payload_id_of("roster::cuda::launcher/1");
+  launcher_fn fn = nullptr;
+};
+/// The launcher payload of function Fn, as constinit data.
+template <launcher_fn Fn>
+inline constexpr launcher launcher_of{Fn};
+
+/// Returns a CUDA kernel entry with signature P... and launcher Fn, for
+/// ROSTER_KERNEL (a .cu file may use it: this header needs no CUDA header).
+template <launcher_fn Fn, class... P>
+constexpr kernel_entry kernel(std::string_view op, std::string_view variant, bool is_default) noexcept {
+  return kernel_entry_of<P...>(op, "cuda", variant, is_default, payload_of(&launcher_of<Fn>));
+}
+
 /// How a CUDA device runs a program's grid_sync steps and dot reductions.
 enum class grid_sync_mode : std::uint8_t {
   native,  ///< one cooperative launch per program, grid-wide sync inside it
@@ -59,6 +80,8 @@ struct launch_counts {
 /// Builds an error for a CUDA runtime code: the message ends with the code's
 /// name and number, e.g. "(cudaErrorInsufficientDriver, 35)", then the Fix: part.
 [[nodiscard]] error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix);
+
+struct backend;
 
 /// One opened CUDA adapter: buffers from cudaMalloc, work on its own stream.
 /// Not thread-safe: use one device per thread, or serialise the calls.
@@ -82,8 +105,7 @@ class device final : public roster::device {
   /// Returns the device's cudaStream_t (as void*), on which all its work runs.
   [[nodiscard]] void* native_stream() const noexcept { return stream_; }
 
-  /// Opens CUDA device `ordinal` (after CUDA_VISIBLE_DEVICES).
-  [[nodiscard]] static expected<std::unique_ptr<device>> open(std::uint32_t ordinal);
+  friend struct backend;  // opens it
 
  protected:
   expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
@@ -97,6 +119,8 @@ class device final : public roster::device {
 
  private:
   device() = default;
+  /// Opens CUDA device `ordinal` (after CUDA_VISIBLE_DEVICES).
+  [[nodiscard]] static expected<std::unique_ptr<device>> open(std::uint32_t ordinal);
   struct slot {
     void* ptr = nullptr;
     element_type type = element_type::f64;
@@ -127,8 +151,12 @@ struct backend {
   static constexpr bool dispatches = true;
   static constexpr op_set ops = op_set::all();
   using device_type = cuda::device;
+  /// Its users' kernels are launchers (roster::cuda::kernel).
+  using kernel_payload = launcher;
   /// Opens CUDA device `ordinal`.
-  static expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal) { return device_type::open(ordinal); }
+  static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal) {
+    return device_type::open(ordinal);
+  }
   /// Lists the CUDA devices this process sees; empty without a driver or device.
   static expected<std::vector<adapter_info>> enumerate();
 };

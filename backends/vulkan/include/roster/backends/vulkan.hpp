@@ -7,14 +7,38 @@
 /// registration, so a plain link of the archive would drop it.
 
 #include <roster/backend.hpp>
+#include <roster/kernels.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace roster::vulkan {
+
+/// A Vulkan entry point, the payload of a Vulkan kernel entry: a compute
+/// shader's SPIR-V. Buffers are storage buffers at set 0, bindings 0..n-1 in
+/// signature order. The push constants are `uint extent` at offset 0, then
+/// each scalar in signature order at its natural alignment (4 bytes, 8 for a
+/// double). The dispatch runs ceil(extent / local_size_x) workgroups along x.
+struct shader {
+  static constexpr std::uint64_t payload_id = payload_id_of("roster::vulkan::shader/1");
+  std::span<const std::uint32_t> code;
+  std::uint32_t local_size_x = 64;  ///< the shader's local_size_x
+  std::string_view entry = "main";
+};
+
+/// Returns a Vulkan kernel entry with signature P... running `code`, a
+/// constinit shader, for ROSTER_KERNEL: `constinit const roster::vulkan::shader
+/// axpy_spv{words, 64}; constinit const roster::kernel_entry e =
+/// roster::vulkan::kernel<...>("axpy", "plain", roster::default_variant, &axpy_spv);`
+template <class... P>
+constexpr kernel_entry kernel(std::string_view op, std::string_view variant, bool is_default,
+                              const shader* code) noexcept {
+  return kernel_entry_of<P...>(op, "vulkan", variant, is_default, payload_of(code));
+}
 
 /// An opened Vulkan adapter. Its definition holds Vulkan handles and stays
 /// private to the backend; use it through roster::device.
@@ -28,8 +52,10 @@ struct backend {
   static constexpr bool dispatches = true;
   static constexpr op_set ops = op_set::all();
   using device_type = vulkan::device;
+  /// Its users' kernels are SPIR-V shaders (roster::vulkan::kernel).
+  using kernel_payload = shader;
   /// Opens Vulkan adapter `ordinal` (the order enumerate() lists).
-  static expected<std::unique_ptr<device_type>> open(std::uint32_t ordinal);
+  static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the Vulkan 1.1 adapters with a compute queue; empty when there is
   /// no Vulkan loader or driver.
   static expected<std::vector<adapter_info>> enumerate();

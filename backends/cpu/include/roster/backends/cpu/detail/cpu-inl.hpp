@@ -489,43 +489,21 @@ ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
   if (!entry) return std::move(entry).error().prepend(adapter_.spec() + ": dispatch");
   // A built-in entry over its whole buffers: the fused path's loop for it.
   if (const step b = builtin_step(**entry, c); b.op != op::call) return run_builtin(std::span<const step>(&b, 1));
-  if ((*entry)->cpu == nullptr)
+  const host_kernel* k = (*entry)->payload_as<host_kernel>();
+  if (k == nullptr || k->fn == nullptr)
     return make_error(errc::internal,
                       adapter_.spec() + ": dispatch: the cpu kernel '" + c.op + "' (variant '" +
-                          std::string((*entry)->variant) + "') has no entry point",
-                      "register it with roster::cpu_kernel or ROSTER_CPU_KERNEL, which set the function");
-  // No allocation for a call of up to 16 buffers and 16 scalars.
-  kernel_buffer small_buffers[16];
-  scalar_arg small_scalars[16];
-  std::vector<kernel_buffer> more_buffers;
-  std::vector<scalar_arg> more_scalars;
-  kernel_buffer* buffers = small_buffers;
-  scalar_arg* scalars = small_scalars;
-  if (c.buffers.size() > std::size(small_buffers)) {
-    more_buffers.resize(c.buffers.size());
-    buffers = more_buffers.data();
-  }
-  if (c.scalars.size() > std::size(small_scalars)) {
-    more_scalars.resize(c.scalars.size());
-    scalars = more_scalars.data();
-  }
-  for (std::size_t i = 0; i < c.buffers.size(); ++i) {
-    const buffer& b = c.buffers[i];
-    void* p = data_of(b);
-    if (p == nullptr)
-      return make_error(errc::invalid_argument, "cpu: dispatch: a call names a buffer that is not live on this device",
-                        "dispatch through device::dispatch(program), which checks every buffer");
-    buffers[i] = {p, b.size, b.type};
-  }
-  convert_scalars(**entry, c, std::span<scalar_arg>(scalars, c.scalars.size()));
-  const std::size_t n = call_extent(**entry, c);  // the program was validated (check_call)
-  const kernel_args args{std::span<const kernel_buffer>(buffers, c.buffers.size()),
-                         std::span<const scalar_arg>(scalars, c.scalars.size()), n};
-  const cpu_kernel_fn fn = (*entry)->cpu;
+                          std::string((*entry)->variant) + "') has no host entry point",
+                      "register it with roster::cpu::kernel or ROSTER_CPU_KERNEL, which set the function");
+  call_arguments arguments;  // no allocation for a call of up to 16 buffers and 16 scalars
+  auto args = arguments.build(**entry, c, [&](const buffer& b) { return data_of(b); });
+  if (!args) return std::move(args).error().prepend(adapter_.spec() + ": dispatch");
+  const host_kernel_fn fn = k->fn;
+  const std::size_t n = args->extent;
   const unsigned threads = pool_.size();
   auto part = [&](unsigned t) noexcept {
     const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-    if (lo < hi) fn(args, lo, hi);
+    if (lo < hi) fn(*args, lo, hi);
   };
   pool_.run_each(part);
   return {};
@@ -557,7 +535,7 @@ ROSTER_INLINE expected<void> device::dispatch_steps(std::span<const step> steps)
   return {};
 }
 
-ROSTER_INLINE expected<std::unique_ptr<device>> backend::open(std::uint32_t ordinal) {
+ROSTER_INLINE expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) {
   if (ordinal != 0)
     return make_error(errc::not_found, "cpu:" + std::to_string(ordinal) + ": the CPU backend has one adapter, cpu:0",
                       "use the spec 'cpu' or 'cpu:0'");

@@ -1,0 +1,94 @@
+#pragma once
+// Private: the tuning record lookups.
+
+#include <roster/tuning/record.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace roster {
+
+namespace detail {
+inline void tuning_trace(const std::string& line) { trace("tuning: " + line); }
+}  // namespace detail
+
+ROSTER_INLINE std::string tuning_device_key(const adapter_info& a) {
+  if (a.has_uuid()) return a.uuid_string();
+  return a.spec() + "/" + a.name;
+}
+
+ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records, const adapter_info& a) noexcept {
+  tuning_match m;
+  try {
+    const std::string key = tuning_device_key(a);
+    for (const auto& r : records) {
+      if (r.backend != a.backend || r.device != key) continue;
+      if (r.driver_version == a.driver_version) m.record = &r;
+      else m.stale = &r;
+    }
+  } catch (...) {
+  }
+  return m;
+}
+
+namespace detail {
+ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> records, const adapter_info& a) {
+  auto m = find_tuning(records, a);
+  if (m.record == nullptr && m.stale != nullptr)
+    tuning_trace(a.spec() + ": record ignored: measured under driver '" + m.stale->driver_version + "', now '" +
+                 a.driver_version + "'");
+  return m;
+}
+}  // namespace detail
+
+ROSTER_INLINE std::vector<std::string> split_shapes(const tuning_record* record, const adapter_info& a) {
+  std::vector<std::string> out;
+  if (record == nullptr || !a.native_grid_sync) return out;
+  for (const auto& g : record->sync_shapes)
+    if (g.split_faster()) out.push_back(g.shape);
+  for (const auto& shape : out)
+    detail::tuning_trace(a.spec() + ": grid-sync split for programs of shape '" + shape + "', by record");
+  return out;
+}
+
+ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters, std::span<const tuning_record> records) {
+  bool changed = false;
+  for (device_type type : {device_type::discrete_gpu, device_type::integrated_gpu, device_type::virtual_gpu,
+                           device_type::other, device_type::cpu}) {
+    std::vector<std::size_t> at;
+    std::vector<std::pair<adapter_info, std::optional<double>>> items;
+    for (std::size_t i = 0; i < adapters.size(); ++i) {
+      if (adapters[i].type != type) continue;
+      at.push_back(i);
+      auto m = detail::find_tuning_traced(records, adapters[i]);
+      items.emplace_back(adapters[i], m.record ? m.record->triad_bandwidth() : std::nullopt);
+    }
+    if (items.size() < 2) continue;
+    std::vector<std::size_t> order(items.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      const auto& a = items[x].second;
+      const auto& b = items[y].second;
+      if (a && b) return *a > *b;
+      return a.has_value() && !b.has_value();
+    });
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      if (order[k] == k) continue;
+      changed = true;
+      // Say why an adapter moved ahead of the one that held its place.
+      const auto& moved = items[order[k]];
+      const auto& passed = items[k];
+      if (moved.second && order[k] > k)
+        detail::tuning_trace(moved.first.spec() + " ranks before " + passed.first.spec() + " by record: triad " +
+                             detail::fixed(*moved.second) + " GB/s against " +
+                             (passed.second ? detail::fixed(*passed.second) + " GB/s" : std::string("no record")));
+    }
+    for (std::size_t k = 0; k < order.size(); ++k) adapters[at[k]] = std::move(items[order[k]].first);
+  }
+  return changed;
+}
+
+}  // namespace roster

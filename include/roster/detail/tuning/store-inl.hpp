@@ -1,0 +1,188 @@
+#pragma once
+// Private: tuning files on disk and the records in use.
+
+#include <roster/tuning/store.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/file_io.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace roster {
+
+namespace detail {
+
+// The name a corrupt tuning file is kept under: PATH.corrupt-YYYYMMDDTHHMMSSZ.
+inline std::string corrupt_name(const std::string& path) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  return path + ".corrupt-" + stamp;
+}
+
+// Merges one new record into the file's: under the same driver, what the new
+// one did not measure again is kept.
+inline void merge_record(tuning_file& merged, const tuning_record& r) {
+  auto same = std::find_if(merged.records.begin(), merged.records.end(),
+                           [&](const tuning_record& x) { return x.backend == r.backend && x.device == r.device; });
+  if (same == merged.records.end()) {
+    merged.records.push_back(r);
+    return;
+  }
+  tuning_record next = r;
+  if (same->driver_version == r.driver_version) {
+    for (const auto& k : same->kernels)
+      if (std::none_of(next.kernels.begin(), next.kernels.end(), [&](const kernel_choice& x) {
+            return x.op == k.op && x.type == k.type && x.size_class == k.size_class;
+          }))
+        next.kernels.push_back(k);
+    for (const auto& g : same->sync_shapes)
+      if (std::none_of(next.sync_shapes.begin(), next.sync_shapes.end(),
+                       [&](const sync_timing& x) { return x.shape == g.shape; }))
+        next.sync_shapes.push_back(g);
+    if (next.figures.empty()) {
+      next.figures = same->figures;
+      next.elements = same->elements;
+      next.reps = same->reps;
+    }
+  }
+  *same = std::move(next);
+}
+
+// The records in use, as snapshots that are never changed once published:
+// reload_tuning() retires the current one instead of freeing it, so a span
+// from current_tuning() on one thread stays valid while another reloads (as
+// the inventory and circuits keep their old tables). A process reloads after
+// each bench it runs, so the retired ones stay few and small.
+struct tuning_cache {
+  std::mutex mutex;
+  std::atomic<const tuning_file*> current{nullptr};
+  bool handed = false;  // use_tuning gave the records: the file is not read
+  std::vector<std::unique_ptr<const tuning_file>> snapshots;
+};
+ROSTER_API ROSTER_INLINE tuning_cache& the_tuning_cache() {
+  static tuning_cache cache;  // function-local: no global constructor
+  return cache;
+}
+
+}  // namespace detail
+
+ROSTER_INLINE expected<std::string> tuning_path() {
+  const auto xdg = detail::env_text("XDG_CACHE_HOME");
+  if (xdg && xdg->starts_with('/')) return std::string(*xdg) + "/roster/tuning.json";
+  const auto home = detail::env_text("HOME");
+  if (home && !home->empty()) return std::string(*home) + "/.cache/roster/tuning.json";
+  return make_error(errc::not_found, "tuning file: neither XDG_CACHE_HOME nor HOME is set",
+                    "set XDG_CACHE_HOME (or HOME) to a folder roster may write to");
+}
+
+ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) {
+  auto text = detail::read_file(path, "tuning file");
+  if (!text) return std::move(text).error();
+  if (!*text) return tuning_file{};  // missing: no records yet
+  auto file = parse_tuning(**text);
+  if (!file) return std::move(file).error().prepend(path);
+  return file;
+}
+
+ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<const tuning_record> records,
+                                        std::string* kept_corrupt) {
+  // Read-merge-write under the lock. A file that cannot be read (no
+  // permission, a FIFO, an I/O error) is never replaced: its records may be
+  // good. A corrupt file is kept beside the new one, and its valid records
+  // are carried over.
+  return detail::locked_replace(path, "tuning file", [&]() -> expected<std::string> {
+    auto text = detail::read_file(path, "tuning file");
+    if (!text) {
+      const auto& e = text.error();
+      return make_error(e.code(), std::string(e.what()) + "; it is not replaced, and no record was written",
+                        e.fix());
+    }
+    tuning_file merged;
+    if (*text) {
+      if (auto file = parse_tuning(**text)) {
+        merged = std::move(*file);
+      } else {
+        const std::string aside = detail::corrupt_name(path);
+        if (::link(path.c_str(), aside.c_str()) != 0)
+          return make_error(errc::io,
+                            path + ": " + std::string(file.error().what()) + "; it cannot be kept as " + aside +
+                                ": " + std::strerror(errno) + ", so it is not replaced",
+                            "move the file away yourself, then run the bench again");
+        if (kept_corrupt) *kept_corrupt = aside;
+        if (auto some = detail::parse_tuning_records(**text, true)) merged = std::move(*some);
+        detail::tuning_trace("corrupt file kept as " + aside + "; " + std::to_string(merged.records.size()) +
+                             " valid records carried over");
+      }
+    }
+    for (const auto& r : records) detail::merge_record(merged, r);
+    return to_json(merged);
+  });
+}
+
+ROSTER_INLINE std::span<const tuning_record> current_tuning() {
+  auto& cache = detail::the_tuning_cache();
+  std::lock_guard lock(cache.mutex);
+  if (const tuning_file* f = cache.current.load(std::memory_order_acquire)) return f->records;
+  auto file = std::make_unique<tuning_file>();
+  if (auto path = tuning_path()) {
+    if (auto loaded = load_tuning(*path)) *file = std::move(*loaded);
+    else detail::tuning_trace("warning: " + loaded.error().message());
+  }
+  cache.current.store(file.get(), std::memory_order_release);
+  cache.snapshots.push_back(std::move(file));
+  return cache.current.load(std::memory_order_relaxed)->records;
+}
+
+ROSTER_INLINE std::span<const tuning_record> tuning_in_use() noexcept {
+  const tuning_file* f = detail::the_tuning_cache().current.load(std::memory_order_acquire);
+  return f != nullptr ? std::span<const tuning_record>(f->records) : std::span<const tuning_record>{};
+}
+
+ROSTER_INLINE void use_tuning(tuning_file records) {
+  auto& cache = detail::the_tuning_cache();
+  auto file = std::make_unique<const tuning_file>(std::move(records));
+  std::lock_guard lock(cache.mutex);
+  cache.handed = true;
+  cache.current.store(file.get(), std::memory_order_release);
+  cache.snapshots.push_back(std::move(file));
+}
+
+ROSTER_INLINE void reload_tuning() {
+  auto& cache = detail::the_tuning_cache();
+  std::lock_guard lock(cache.mutex);
+  cache.handed = false;
+  cache.current.store(nullptr, std::memory_order_release);  // the old snapshot stays alive
+}
+
+ROSTER_INLINE std::span<const kernel_choice> kernel_choices_for(const adapter_info& a) {
+  auto m = detail::find_tuning_traced(current_tuning(), a);
+  if (m.record == nullptr) return {};
+  return m.record->kernels;
+}
+
+ROSTER_INLINE std::optional<double> triad_bandwidth(const adapter_info& a) {
+  auto m = find_tuning(current_tuning(), a);
+  if (m.record == nullptr) return std::nullopt;
+  return m.record->triad_bandwidth();
+}
+
+ROSTER_INLINE std::vector<std::string> split_shapes_for(const adapter_info& a) {
+  return split_shapes(detail::find_tuning_traced(current_tuning(), a).record, a);
+}
+
+ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters) {
+  return order_by_tuning(adapters, current_tuning());
+}
+
+}  // namespace roster

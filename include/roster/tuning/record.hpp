@@ -1,0 +1,123 @@
+#pragma once
+/// Tuning records, the model: measured STREAM figures, grid-sync timings and
+/// kernel variant choices for one adapter, keyed by backend, device and
+/// driver, and the lookups that match them to an adapter. Knows the backend
+/// model and nothing of files (tuning/format.hpp) or where they are kept
+/// (tuning/store.hpp), so roster::acquire can take records through its
+/// options without reading anything.
+
+#include <roster/backend.hpp>
+#include <roster/config.hpp>
+#include <roster/kernels.hpp>
+#include <roster/program.hpp>
+#include <roster/detail/decision.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace roster {
+
+/// One measured bandwidth: an op on one element type.
+struct tuning_figure {
+  roster::op op = op::triad;
+  element_type type = element_type::f64;
+  double gbps = 0.0;  ///< median GB/s (10^9 bytes per second) over the reps
+  friend bool operator==(const tuning_figure&, const tuning_figure&) = default;
+};
+
+/// Grid-sync timings of one program shape: the program in one launch against
+/// the same program through the grid-sync split.
+struct sync_timing {
+  std::string shape;        ///< roster::program_shape of the program, e.g. "triad|dot"
+  double native_ns = 0.0;   ///< median time in one launch
+  double split_ns = 0.0;    ///< median time cut at its grid_syncs
+  double spread = 0.0;      ///< the larger relative spread of the two
+  /// Returns whether the split is faster beyond the spread and the minimum gain.
+  [[nodiscard]] bool split_faster() const noexcept {
+    return detail::decide({native_ns, spread}, {split_ns, spread}).change;
+  }
+  friend bool operator==(const sync_timing&, const sync_timing&) = default;
+};
+
+/// Measured figures for one adapter, keyed by backend, device and driver.
+struct tuning_record {
+  std::string backend;         ///< backend id, e.g. "cuda"
+  std::string device;          ///< the device UUID, or "SPEC/NAME" when the adapter has none
+  std::string driver_version;  ///< the adapter's driver when measured; a change makes the record stale
+  std::string spec;            ///< the spec when measured, for people reading the file
+  std::string name;            ///< the adapter name, for people reading the file
+  std::string measured_at;     ///< UTC time, ISO 8601
+  std::uint64_t elements = 0;  ///< array length used
+  std::uint32_t reps = 0;      ///< repetitions; each figure is their median
+  std::vector<tuning_figure> figures;
+  std::vector<kernel_choice> kernels;    ///< measured variant choices (roster::tune_kernel)
+  std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape
+
+  /// Returns the measured GB/s of an op and type, or nothing.
+  [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
+    for (const auto& f : figures)
+      if (f.op == o && f.type == t) return f.gbps;
+    return std::nullopt;
+  }
+  /// Returns the triad GB/s (double, else float), or nothing.
+  [[nodiscard]] std::optional<double> triad_bandwidth() const noexcept {
+    if (auto d = bandwidth(op::triad, element_type::f64)) return d;
+    return bandwidth(op::triad, element_type::f32);
+  }
+  /// Returns whether the split runs programs of this shape faster beyond the
+  /// noise (detail::decide), when that shape was measured.
+  [[nodiscard]] std::optional<bool> split_faster_for(std::string_view shape) const noexcept {
+    for (const auto& s : sync_shapes)
+      if (s.shape == shape) return s.split_faster();
+    return std::nullopt;
+  }
+  friend bool operator==(const tuning_record&, const tuning_record&) = default;
+};
+
+/// The records of a tuning file.
+struct tuning_file {
+  std::vector<tuning_record> records;
+};
+
+/// Returns the device key of an adapter in tuning records: its UUID string,
+/// or "SPEC/NAME" when it has no UUID.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string tuning_device_key(const adapter_info& a);
+
+/// How the records bear on one adapter.
+struct tuning_match {
+  const tuning_record* record = nullptr;  ///< the current record, or null
+  const tuning_record* stale = nullptr;   ///< a record for this device with another driver, ignored
+};
+
+/// Finds the record for an adapter; one measured under another driver is stale.
+[[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records,
+                                                                const adapter_info& a) noexcept;
+
+/// Returns the program shapes a record says the grid-sync split runs faster
+/// (none without native grid sync or a record). roster::acquire cuts only
+/// programs of these shapes (grid_sync_split).
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::string> split_shapes(const tuning_record* record,
+                                                                             const adapter_info& a);
+
+/// Orders adapters: within one device type, higher measured triad bandwidth
+/// first; adapters without a current record keep their place relative to each
+/// other and follow measured ones of their type. Returns whether a record
+/// changed the order; says why under ROSTER_TRACE.
+ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters,
+                                              std::span<const tuning_record> records);
+
+namespace detail {
+// find_tuning, saying under ROSTER_TRACE when a stale record is ignored.
+[[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> records,
+                                                                       const adapter_info& a);
+}  // namespace detail
+
+}  // namespace roster
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/tuning/record-inl.hpp>
+#endif
