@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <roster/detail/plugin_check-inl.hpp>
+#include <roster/detail/plugin_check.hpp>
 
 #include <roster/detail/file_io.hpp>
 

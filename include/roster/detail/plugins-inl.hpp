@@ -5,8 +5,8 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/plugin_hub.hpp>
-#include <roster/detail/plugin_check-inl.hpp>
-#include <roster/detail/plugin_refusals-inl.hpp>
+#include <roster/detail/plugin_check.hpp>
+#include <roster/detail/plugin_refusals.hpp>
 #include <roster/detail/env.hpp>
 
 #include <dlfcn.h>
@@ -54,6 +54,11 @@ struct plugin_use_state {
 ROSTER_API ROSTER_INLINE plugin_use_state& plugin_use() noexcept {
   static constinit thread_local plugin_use_state state;
   return state;
+}
+
+ROSTER_API ROSTER_INLINE plugin_refusals& refused_plugin_list() noexcept {
+  static constinit plugin_refusals r;
+  return r;
 }
 
 inline std::string dl_error_text() {
@@ -220,6 +225,12 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
                       "module holding STB_GNU_UNIQUE symbols as not unloadable)");
   }
   return {};
+}
+
+ROSTER_INLINE std::vector<error> refused_plugins() {
+  auto& r = detail::refused_plugin_list();
+  std::lock_guard lock(r.mutex);
+  return r.list;
 }
 
 ROSTER_INLINE std::vector<plugin> loaded_plugins() {
