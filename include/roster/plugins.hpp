@@ -23,7 +23,7 @@ struct plugin {
 /// the file, its folder and each folder above are writable by no one but
 /// their owner and root (a folder above may be sticky, as /tmp is) and, when
 /// the process runs as root, owned by root; ROSTER_PLUGIN_ALLOW_INSECURE=1
-/// lifts that rule. The file is then read, and refused unless it is a shared
+/// (or true, yes, on) lifts that rule. The file is then read, and refused unless it is a shared
 /// object for this machine with the roster_plugin_abi section of this plugin
 /// ABI, which ROSTER_REGISTER_BACKEND emits: no code of another library runs.
 /// ROSTER_TRACE names the file before dlopen runs its start-up code.

@@ -172,6 +172,19 @@ TEST(HostilePlugins, TrustedPlacesLoadAndTheVariableLiftsTheRule) {
 
   ASSERT_EQ(::chmod(folder.path.c_str(), 01777), 0);
   ASSERT_FALSE(roster::load_plugin(file));
+  // Only a plain yes lifts the rule: "false" or a typo keeps it, and says so.
+  for (const char* no : {"false", "no", "off", "0", "", "ture", "2"}) {
+    scoped_env allow("ROSTER_PLUGIN_ALLOW_INSECURE", no);
+    auto p = roster::load_plugin(file);
+    ASSERT_FALSE(p) << "ROSTER_PLUGIN_ALLOW_INSECURE='" << no << "' lifted the rule";
+    if (std::string_view(no) == "ture") {
+      EXPECT_NE(p.error().what().find("ROSTER_PLUGIN_ALLOW_INSECURE='ture' is not 1, true, yes or on, so the rule "
+                                      "stands"),
+                std::string::npos)
+          << p.error().message();
+    }
+  }
+  for (const char* yes : {"1", "true", "YES", "On"}) EXPECT_TRUE(roster::detail::allows_insecure(yes)) << yes;
   // Lifted: loaded, and the trace says what would have been refused.
   const std::string trace = folder.path + "/trace";
   const pid_t pid = ::fork();

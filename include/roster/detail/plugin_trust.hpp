@@ -11,6 +11,7 @@
 
 #include <roster/error.hpp>
 #include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -101,12 +102,28 @@ inline std::optional<error> untrusted_plugin(const std::string& file, uid_t euid
   return std::nullopt;
 }
 
+/// Returns whether a value of ROSTER_PLUGIN_ALLOW_INSECURE lifts the rule:
+/// only a plain yes (1, true, yes, on, in any case). Anything else keeps it,
+/// "false" and a typo included: this flag fails safe.
+constexpr bool allows_insecure(std::string_view value) noexcept {
+  const std::string_view v = trim(value);
+  return v == "1" || iequal(v, "true") || iequal(v, "yes") || iequal(v, "on");
+}
+
 /// Returns the refusal to act on: the reason when the place is not trusted
-/// and ROSTER_PLUGIN_ALLOW_INSECURE is not on; when it is on, the reason is
-/// traced and nothing is refused.
+/// and ROSTER_PLUGIN_ALLOW_INSECURE does not say yes; when it does, the
+/// reason is traced and nothing is refused.
 inline std::optional<error> refuse_untrusted(std::optional<error> why) {
   if (!why) return std::nullopt;
-  if (!env_flag(env_plugin_allow_insecure)) return why;
+  const auto allow = env_text(env_plugin_allow_insecure);
+  if (!allow || !allows_insecure(*allow)) {
+    if (allow && !trim(*allow).empty() && trim(*allow) != "0")
+      return error(why->code(),
+                   std::string(why->what()) + " (" + env_plugin_allow_insecure + "='" + std::string(*allow) +
+                       "' is not 1, true, yes or on, so the rule stands)",
+                   why->fix());
+    return why;
+  }
   trace("plugin: loading despite loose permissions (" + std::string(env_plugin_allow_insecure) +
         " is set): " + std::string(why->what()));
   return std::nullopt;
