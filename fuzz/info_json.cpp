@@ -1,10 +1,18 @@
-// Fuzzes roster-info's JSON writer: a report whose every text (selector,
-// paths, names, messages) comes from the input, bytes that are not UTF-8
-// included, renders to JSON that dumps strictly, parses back, and keeps each
-// text that was valid UTF-8 as it was; the table renders too.
+// Fuzzes roster-info's JSON writer (roster's own, detail/json.hpp): a report
+// whose every text (selector, paths, names, messages) comes from the input,
+// bytes that are not UTF-8 included, renders to JSON that nlohmann-json, an
+// independent and strict parser, reads back; each text that was valid UTF-8
+// is kept as it was, and each byte that was not reads as the text \xNN. The
+// table renders too.
 #include "info.hpp"
 
 #include "check.hpp"
+
+#include <roster/detail/json.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +35,22 @@ std::vector<std::string> texts_of(std::string_view in) {
   return out;
 }
 
-bool strict_utf8(const std::string& s) { return roster::info::valid_utf8(s) == s && s.find('\\') == std::string::npos; }
+// The text as the report must show it: valid UTF-8 kept, every other byte
+// written as the four characters \xNN.
+std::string shown(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size();) {
+    if (const std::size_t n = roster::detail::utf8_length(s, i); n > 0) {
+      out.append(s, i, n);
+      i += n;
+      continue;
+    }
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(s[i++])));
+    out += buf;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -59,22 +82,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 8; i < t.size() && i < 64; ++i)
     r.warnings.emplace_back(roster::errc::invalid_argument, t[i], t[i - 1]);
 
-  json doc = roster::info::render_json(r);
-  std::string text;
-  try {
-    text = doc.dump(2);  // strict: throws on a string that is not UTF-8
-  } catch (const json::exception& e) {
-    ROSTER_FUZZ_CHECK(false, "dump threw: %s", e.what());
-  }
+  const std::string text = roster::info::render_json(r);
   json back;
   try {
-    back = json::parse(text);
+    back = json::parse(text);  // strict: throws on bytes that are not UTF-8
   } catch (const json::exception& e) {
     ROSTER_FUZZ_CHECK(false, "the output does not parse: %s", e.what());
   }
-  ROSTER_FUZZ_CHECK(back == doc, "the output does not read back as itself");
-  if (strict_utf8(t[1]) && !t[1].empty()) ROSTER_FUZZ_CHECK(back["selector"] == t[1], "a valid selector changed");
-  if (strict_utf8(t[6])) ROSTER_FUZZ_CHECK(back["adapters"][0]["name"] == t[6], "a valid name changed");
+  ROSTER_FUZZ_CHECK(back.is_object() && back["warnings"].size() == r.warnings.size(), "the warnings are not all there");
+  if (!t[1].empty()) ROSTER_FUZZ_CHECK(back["selector"] == shown(t[1]), "the selector changed");
+  ROSTER_FUZZ_CHECK(back["adapters"][0]["name"] == shown(t[6]), "the adapter's name changed");
+  ROSTER_FUZZ_CHECK(back["backends"][0]["error"]["fix"] == shown(t[5]), "an error's fix changed");
   (void)roster::info::render_table(r);
   return 0;
 }

@@ -19,15 +19,21 @@ struct plugin {
 
 /// Opens one backend plugin file with dlopen (RTLD_NOW | RTLD_LOCAL); its
 /// backends appear in registered_backends(). Opening a loaded plugin again
-/// returns the plugin already loaded. The file is read first, and refused
-/// (see refused_plugins()) unless it is a shared object for this machine
-/// with the roster_plugin_abi section of this plugin ABI, which
-/// ROSTER_REGISTER_BACKEND emits: no code of another library runs.
+/// returns the plugin already loaded. Refused (see refused_plugins()) unless
+/// the file, its folder and each folder above are writable by no one but
+/// their owner and root (a folder above may be sticky, as /tmp is) and, when
+/// the process runs as root, owned by root; ROSTER_PLUGIN_ALLOW_INSECURE=1
+/// (or true, yes, on) lifts that rule. The file is then read, and refused unless it is a shared
+/// object for this machine with the roster_plugin_abi section of this plugin
+/// ABI, which ROSTER_REGISTER_BACKEND emits: no code of another library runs.
+/// ROSTER_TRACE names the file before dlopen runs its start-up code.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<plugin> load_plugin(std::string_view path);
 
 /// Opens every plugin (a file named *.so or *.so.*) in each folder of a
-/// ':'-separated list, in name order. Keeps going past a failure and returns
-/// the first error; the plugins that opened stay loaded (see loaded_plugins()).
+/// ':'-separated list, in name order; a folder that others than its owner and
+/// root can write (or above which one can) is refused whole, as load_plugin
+/// refuses a file. Keeps going past a failure and returns the first error;
+/// the plugins that opened stay loaded (see loaded_plugins()).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folders);
 
 /// Opens the plugins in the folders ROSTER_PLUGIN_PATH names (none when unset or empty).
@@ -64,7 +70,8 @@ class backends_in_use {
 };
 
 /// Returns why each plugin file (or folder) roster refused was not opened, in
-/// the order met: not a roster plugin, another plugin ABI, dlopen failed.
+/// the order met: loose permissions, not a roster plugin, another plugin ABI,
+/// dlopen failed.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> refused_plugins();
 
 /// Returns the plugins roster has opened and not closed, in load order.

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <roster/detail/plugin_check-inl.hpp>
+#include <roster/detail/plugin_check.hpp>
 
 #include <roster/detail/file_io.hpp>
 
@@ -407,8 +407,10 @@ TEST(Hostile, UnreadableTuningFileIsKeptCorruptOneSetAsideModeKept) {
 }
 
 // Case 6: kill -9 between mkstemp and rename left tuning.json.XXXXXX files
-// that nothing removed. A later write removes the stale ones (old, matching
-// the pattern, regular files) and nothing else.
+// that nothing removed. A later write removes the stale ones (old, with
+// roster's temporary name, regular files) and nothing else: not a user's
+// tuning.json.backup, which the first fix (any tuning.json. + six letters or
+// digits) deleted.
 TEST(Hostile, StaleTuningTempFilesAreRemoved) {
   temp_folder cache;
   const std::string path = cache.path + "/tuning.json";
@@ -419,18 +421,32 @@ TEST(Hostile, StaleTuningTempFilesAreRemoved) {
       ::utimensat(AT_FDCWD, (cache.path + "/" + name).c_str(), times, 0);
     }
   };
-  make("tuning.json.aB3xYz", true);      // stale: removed
-  make("tuning.json.Qw12er", false);     // fresh: a writer may still own it
-  make("tuning.json.corrupt-1", true);   // not the pattern
-  make("tuning.json.ab", true);          // not the pattern
-  make("other.json.aB3xYz", true);       // another file's
-  ASSERT_EQ(::symlink((cache.path + "/other.json.aB3xYz").c_str(), (cache.path + "/tuning.json.LnK000").c_str()), 0);
+  EXPECT_EQ(roster::detail::temp_stem(path), cache.path + "/.roster-tmp-tuning.json.");
+  make(".roster-tmp-tuning.json.aB3xYz", true);    // stale: removed
+  make(".roster-tmp-tuning.json.Qw12er", false);   // fresh: a writer may still own it
+  make("tuning.json.backup", true);                // the user's: six letters, kept
+  make("tuning.json.before", true);                // the user's
+  make("tuning.json.aB3xYz", true);                // not roster's name
+  make("tuning.json.corrupt-1", true);             // not the pattern
+  make(".roster-tmp-tuning.json.ab", true);        // not the pattern
+  make(".roster-tmp-other.json.aB3xYz", true);     // another file's
+  ASSERT_EQ(::symlink((cache.path + "/tuning.json.backup").c_str(),
+                      (cache.path + "/.roster-tmp-tuning.json.LnK000").c_str()),
+            0);
   ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record("a", 1.0)}));
-  EXPECT_FALSE(std::filesystem::exists(cache.path + "/tuning.json.aB3xYz"));
-  for (const char* kept : {"tuning.json.Qw12er", "tuning.json.corrupt-1", "tuning.json.ab", "other.json.aB3xYz"})
+  EXPECT_FALSE(std::filesystem::exists(cache.path + "/.roster-tmp-tuning.json.aB3xYz"));
+  for (const char* kept : {".roster-tmp-tuning.json.Qw12er", "tuning.json.backup", "tuning.json.before",
+                           "tuning.json.aB3xYz", "tuning.json.corrupt-1", ".roster-tmp-tuning.json.ab",
+                           ".roster-tmp-other.json.aB3xYz"})
     EXPECT_TRUE(std::filesystem::exists(cache.path + "/" + kept)) << kept;
-  EXPECT_TRUE(std::filesystem::is_symlink(cache.path + "/tuning.json.LnK000"));
+  EXPECT_TRUE(std::filesystem::is_symlink(cache.path + "/.roster-tmp-tuning.json.LnK000"));
+  EXPECT_EQ(read_file(cache.path + "/tuning.json.backup"), "partial");
   EXPECT_TRUE(roster::load_tuning(path));
+  // The save left no temporary file of its own.
+  std::size_t temps = 0;
+  for (const auto& e : std::filesystem::directory_iterator(cache.path))
+    temps += e.path().filename().string().starts_with(".roster-tmp-tuning.json.") ? 1 : 0;
+  EXPECT_EQ(temps, 3u);  // Qw12er, ab, LnK000
 }
 
 // Case 11: current_tuning() returned a span into records that reload_tuning()

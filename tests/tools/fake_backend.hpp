@@ -80,6 +80,12 @@ class fake_device final : public roster::device {
 
  protected:
   roster::expected<std::uint32_t> do_allocate(roster::element_type t, std::size_t n) override {
+    // TOOLFAKE_MAX_ELEMENTS: a buffer larger than this does not fit, as a
+    // bench of 2^36 elements does not fit a GPU.
+    if (const char* most = std::getenv("TOOLFAKE_MAX_ELEMENTS"); most != nullptr && n > std::strtoull(most, nullptr, 10))
+      return roster::make_error(roster::errc::out_of_memory,
+                                info_.spec() + ": " + std::to_string(n) + " elements do not fit (test)",
+                                "allocate fewer elements");
     mem_.emplace_back(n, 0.0);
     types_.push_back(t);
     live_.push_back(true);

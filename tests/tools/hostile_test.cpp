@@ -6,6 +6,10 @@
 
 #include "info.hpp"
 
+#include <roster/detail/json.hpp>
+
+#include <limits>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -76,19 +80,74 @@ TEST(Hostile, JsonOfBytesThatAreNotUtf8) {
   }
 }
 
-TEST(Hostile, ValidUtf8KeepsGoodTextAndEscapesTheRest) {
-  using roster::info::valid_utf8;
-  EXPECT_EQ(valid_utf8("cuda:0 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"), "cuda:0 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-  EXPECT_EQ(valid_utf8("\xff\xfe:\x80"), "\\xff\\xfe:\\x80");
-  EXPECT_EQ(valid_utf8("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
-  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
-  EXPECT_EQ(valid_utf8("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // past U+10FFFF
-  EXPECT_EQ(valid_utf8("ab\xe2\x82"), "ab\\xe2\\x82");       // cut short
-  json doc = {{"k\xff", {"\xfe", 1, {{"x", "\x80"}}}}};
-  roster::info::make_valid_utf8(doc);
-  EXPECT_NO_THROW((void)doc.dump());
+// The writer roster-info's JSON goes through keeps valid UTF-8 and writes
+// every other byte as the text \xNN, in keys and values alike; nlohmann-json
+// (strict) reads the result.
+TEST(Hostile, JsonWriterKeepsGoodTextAndEscapesTheRest) {
+  roster::detail::json_writer w;
+  w.begin_object()
+      .member("good", "cuda:0 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80")
+      .member("bytes", "\xff\xfe:\x80")
+      .member("overlong", "\xc0\xaf")                 // overlong '/'
+      .member("surrogate", "\xed\xa0\x80")           // a surrogate
+      .member("past", "\xf4\x90\x80\x80")           // past U+10FFFF
+      .member("cut", "ab\xe2\x82")                   // cut short
+      .key("k\xff")
+      .begin_array()
+      .value("\xfe")
+      .value(1)
+      .begin_object()
+      .member("x", "\x80")
+      .end_object()
+      .end_array()
+      .end_object();
+  json doc;
+  ASSERT_NO_THROW(doc = json::parse(w.text())) << w.text();
+  EXPECT_EQ(doc["good"], "cuda:0 \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+  EXPECT_EQ(doc["bytes"], "\\xff\\xfe:\\x80");
+  EXPECT_EQ(doc["overlong"], "\\xc0\\xaf");
+  EXPECT_EQ(doc["surrogate"], "\\xed\\xa0\\x80");
+  EXPECT_EQ(doc["past"], "\\xf4\\x90\\x80\\x80");
+  EXPECT_EQ(doc["cut"], "ab\\xe2\\x82");
   EXPECT_EQ(doc["k\\xff"][0], "\\xfe");
+  EXPECT_EQ(doc["k\\xff"][1], 1);
   EXPECT_EQ(doc["k\\xff"][2]["x"], "\\x80");
+}
+
+// Integers stay integers (the schema's "integer"), a number that is not
+// finite is null, empty containers close on their line, and the nesting is
+// indented two spaces a level.
+TEST(Hostile, JsonWriterShapesNumbersAndNesting) {
+  roster::detail::json_writer w;
+  w.begin_object()
+      .member("big", std::uint64_t{1} << 60)
+      .member("million", 1000000)
+      .member("negative", -7)
+      .member("gbps", 4371.5)
+      .member("inf", std::numeric_limits<double>::infinity())
+      .member("flag", false)
+      .key("none")
+      .null()
+      .key("empty")
+      .begin_array()
+      .end_array()
+      .key("nested")
+      .begin_object()
+      .key("list")
+      .begin_array()
+      .value(1)
+      .value("two")
+      .end_array()
+      .end_object()
+      .end_object();
+  EXPECT_EQ(w.text(),
+            "{\n  \"big\": 1152921504606846976,\n  \"million\": 1000000,\n  \"negative\": -7,\n  \"gbps\": 4371.5,\n"
+            "  \"inf\": null,\n  \"flag\": false,\n  \"none\": null,\n  \"empty\": [],\n  \"nested\": {\n"
+            "    \"list\": [\n      1,\n      \"two\"\n    ]\n  }\n}");
+  const json doc = json::parse(w.text());
+  EXPECT_TRUE(doc["big"].is_number_integer());
+  EXPECT_EQ(doc["big"].get<std::uint64_t>(), std::uint64_t{1} << 60);
+  EXPECT_TRUE(doc["million"].is_number_integer());
 }
 
 // Case 7: output that was asked for and not written exited 0.
@@ -106,7 +165,9 @@ TEST(Hostile, OutputThatCannotBeWrittenIsAFailure) {
                 cache.path + "/no/such/folder/chart.svg"},
                {{"XDG_CACHE_HOME", cache.path}});
   EXPECT_EQ(r.status, roster::info::output_failed) << r.err;
-  EXPECT_NE(r.err.find("cannot write the chart to '" + cache.path + "/no/such/folder/chart.svg'"), std::string::npos)
+  EXPECT_NE(r.err.find("the chart " + cache.path + "/no/such/folder/chart.svg: cannot write it: the folder " +
+                       cache.path + "/no/such/folder does not exist"),
+            std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("Fix: "), std::string::npos) << r.err;
   // --svg "" named no file: it used to write nothing and say nothing.
@@ -213,6 +274,61 @@ TEST(Hostile, CacheHomeThatIsAFileIsSaidOnce) {
     ++warnings;
   EXPECT_EQ(warnings, 1u) << b.err;
   EXPECT_EQ(read_text(file), "root:x:0:0::/root:/bin/sh\n");
+}
+
+// XDG_CACHE_HOME naming a file: the report said "cannot open: Not a
+// directory" and suggested chmod u+r on a path that cannot exist.
+TEST(Hostile, CacheHomeThatIsAFileIsNamedInTheReport) {
+  temp_dir dir;
+  const std::string file = dir.path + "/passwd";
+  write_text(file, "root:x:0:0::/root:/bin/sh\n");
+  for (const auto& args : {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+    std::vector<std::string> argv = {fake_info};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = run(argv, {{"XDG_CACHE_HOME", file}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+    EXPECT_EQ(r.status, 0) << r.err;
+    const std::string text = args.empty() ? r.out : json::parse(r.out)["warnings"].dump();
+    EXPECT_NE(text.find("tuning file " + file + "/roster/tuning.json: " + file +
+                        " is a file, not a folder; nothing is read or written there"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("point XDG_CACHE_HOME at a folder"), std::string::npos) << text;
+    EXPECT_EQ(text.find("chmod"), std::string::npos) << text;
+  }
+}
+
+// The chart went through std::ofstream: a FIFO at its path blocked the open
+// for ever, and a link to nowhere created the file the link names. Each run
+// goes through timeout(1): a hang is exit 124.
+TEST(Hostile, ChartFollowsTheOpenRules) {
+  temp_dir cache, dir;
+  auto chart = [&](const std::string& path) {
+    return run({"/usr/bin/timeout", "20", fake_info, "bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1",
+                "--no-save", "--svg", path},
+               {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  };
+  const std::string fifo = dir.path + "/fifo.svg";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto r = chart(fifo);
+  ASSERT_NE(r.status, 124) << "the chart hung on the FIFO";
+  EXPECT_EQ(r.status, roster::info::output_failed) << r.err;
+  EXPECT_NE(r.err.find(fifo + " is a FIFO, not a regular file; nothing is written to it"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix: "), std::string::npos) << r.err;
+  // A link to nowhere: refused, and what it names is not created.
+  const std::string target = dir.path + "/elsewhere.svg", link = dir.path + "/link.svg";
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  r = chart(link);
+  EXPECT_EQ(r.status, roster::info::output_failed) << r.err;
+  EXPECT_NE(r.err.find(link + " is a link to a file that does not exist"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(target)) << "a file was created through a link";
+  // A file that exists is replaced, through a link too.
+  write_text(target, "old");
+  r = chart(link);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_text(target).rfind("<svg", 0), 0u);
+  r = chart(dir.path + "/new.svg");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(read_text(dir.path + "/new.svg").rfind("<svg", 0), 0u);
 }
 
 }  // namespace

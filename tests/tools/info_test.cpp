@@ -325,11 +325,15 @@ TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
   auto r = info(fake_info, {"bench", "--adapter", "toolbroken:0", "--adapter", "toolfake:5", "--size", "1K",
                             "--reps", "1", "--no-save"},
                 cache.path);
-  EXPECT_EQ(r.status, 0);
+  // Neither adapter asked for measured anything: a failure, with each named.
+  EXPECT_EQ(r.status, roster::info::nothing_measured) << r.err;
   EXPECT_NE(r.err.find("toolbroken:0: toolbroken: no usable driver (test)\nFix: install the toolbroken driver"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("Fix: use toolfake:0 or toolfake:1"), std::string::npos) << r.err;
+  for (const char* spec : {"toolbroken:0", "toolfake:5"})
+    EXPECT_NE(r.err.find(std::string("roster-info bench: ") + spec + ": nothing was measured"), std::string::npos)
+        << r.err;
   EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json"));
 }
 

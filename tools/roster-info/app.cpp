@@ -10,18 +10,21 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
+#include <csignal>
 #include <cstdio>
-#include <cstring>
-#include <system_error>
+#include <exception>
+#include <new>
+#include <sstream>
 #include <unistd.h>
 
 namespace roster::info {
 
 namespace {
 
-// Reads an element count: 1000000, 16M, 2^28 (K, M, G are powers of 1024).
+// Reads an element count: 1000000, 16M, 2^28 (K, M, G are powers of 1024),
+// at most 2^40; nothing when the text is not one or the count is larger.
 std::optional<std::uint64_t> parse_count(std::string text) {
+  constexpr std::uint64_t most = std::uint64_t{1} << 40;
   if (text.empty()) return std::nullopt;
   std::uint64_t value = 0;
   if (text.size() > 2 && text[0] == '2' && text[1] == '^') {
@@ -43,77 +46,56 @@ std::optional<std::uint64_t> parse_count(std::string text) {
   for (char c : text) {
     if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
     value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    if (value > (1ull << 40)) return std::nullopt;
+    if (value > most) return std::nullopt;
   }
-  value *= scale;
-  if (value == 0 || value > (1ull << 40)) return std::nullopt;
-  return value;
+  // Checked before the unit multiplies it: 17179869185G would wrap to 2^30.
+  if (value == 0 || value > most / scale) return std::nullopt;
+  return value * scale;
 }
 
-}  // namespace
-
-expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape) {
-  const std::string fix =
-      "write the bench's ops (copy, mul, add, triad, dot) joined by ',' within one launch and '|' where the program "
-      "syncs the grid, e.g. --shape \"copy|dot\" or --shape \"copy,mul|dot\"";
-  auto refuse = [&](const std::string& why) -> expected<std::vector<std::vector<op>>> {
-    return make_error(errc::invalid_argument, "'" + std::string(shape) + "' is not a grid-sync program shape: " + why,
-                      fix);
-  };
-  std::vector<std::vector<op>> pieces(1);
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t end = shape.find_first_of(",|", at);
-    const std::string_view name = shape.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    if (name.empty()) return refuse("an op is missing before or after a ',' or '|'");
-    const op* found = std::find_if(std::begin(bench_ops), std::end(bench_ops),
-                                   [&](op x) { return to_string(x) == name; });
-    if (found == std::end(bench_ops))
-      return refuse("unknown op '" + std::string(name) + "' (the bench's ops: copy, mul, add, triad, dot)");
-    pieces.back().push_back(*found);
-    if (end == std::string_view::npos) break;
-    if (shape[end] == '|') pieces.emplace_back();
-    at = end + 1;
+// The exit statuses for --help, from the table docs/roster-info.md repeats.
+std::string exit_status_help() {
+  std::string out = "Exit status:\n";
+  for (const auto& s : exit_statuses) {
+    std::string when(s.when);
+    when.erase(std::remove(when.begin(), when.end(), '`'), when.end());
+    // Wrapped at 100 columns, under a 6-column hanging indent.
+    std::string line = fmt::format("  {:<4}", s.code);
+    std::istringstream words(when);
+    for (std::string word; words >> word;) {
+      if (line.size() + 1 + word.size() > 100) {
+        out += line + "\n";
+        line = std::string(6, ' ');
+      } else if (line.size() > 6) {
+        line += ' ';
+      }
+      line += word;
+    }
+    out += line + "\n";
   }
-  if (pieces.size() < 2) return refuse("it has no '|' (grid_sync), so native and split would run it alike");
-  return pieces;
+  return out;
 }
 
-bool stdout_written(std::string_view what) {
-  errno = 0;
-  const bool ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
-  if (ok) return true;
-  const int e = errno != 0 ? errno : EIO;
-  print_error("roster-info", roster::error(roster::errc::io,
-                                           std::string(what) + " could not be written to standard output: " +
-                                               std::strerror(e),
-                                           "free space on the disk it goes to, or send the output elsewhere"));
-  return false;
+int usage(std::string_view context, std::string what, std::string fix) {
+  print_error(context, roster::error(errc::invalid_argument, std::move(what), std::move(fix)));
+  return usage_error;
 }
 
-int run_bind(bool pin) {
-  auto b = roster::bind_rank(roster::bind_options{.pin_cpus = pin});
-  if (!b) {
-    print_error("roster-info bind", b.error());
-    return bind_failed;
-  }
-  try {
-    fmt::print("{}\n", roster::binding_record(*b));
-  } catch (const std::exception&) {
-    // fmt reports a failed write by throwing; stdout_written says why.
-  }
-  return stdout_written("the binding") ? 0 : output_failed;
-}
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   CLI::App app{"roster-info: the backends, adapters and circuits roster finds on this node, and what they measure.\n"
                "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
   app.set_version_flag("--version", std::string("roster-info ") + ROSTER_INFO_VERSION);
+  app.footer(exit_status_help());
+  // --json and --require may come after the subcommand too; each subcommand
+  // applies them or refuses them (below).
+  app.fallthrough();
   bool json = false;
   std::vector<std::string> require;
-  app.add_flag("--json", json, "Print the report as JSON (schema: roster-info.schema.json)");
+  app.add_flag("--json", json, "Print the report as JSON (schema: roster-info.schema.json); bind prints JSON anyway, "
+                               "bench refuses it");
   app.add_option("--require", require,
-                 "Exit with status 3 unless this backend is registered and opens (repeatable)")
+                 "Exit with status 3 unless this backend is registered and opens (repeatable); bench and bind do "
+                 "not run then")
       ->type_name("BACKEND")
       ->take_all()
       ->allow_extra_args(false);
@@ -153,23 +135,26 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
+    // Help, the version and usage errors go through the checked writes.
+    std::ostringstream out, err;
+    const int rc = app.exit(e, out, err);
+    say(out.str());
+    say_error(err.str());
     return rc == 0 ? 0 : usage_error;
   }
 
   if (*bench_cmd) {
-    if (bench_cmd->count("--svg") > 0 && bench.svg.empty()) {
-      print_error("roster-info bench", roster::error(errc::invalid_argument, "--svg names no file",
-                                                     "write --svg FILE, e.g. --svg stream.svg"));
-      return usage_error;
-    }
+    if (json)
+      return usage("roster-info bench",
+                   "--json applies to the report and to bind; the bench prints a table and writes its figures to "
+                   "the tuning file",
+                   "run roster-info bench without --json, then roster-info --json to see the recorded figures");
+    if (bench_cmd->count("--svg") > 0 && bench.svg.empty())
+      return usage("roster-info bench", "--svg names no file", "write --svg FILE, e.g. --svg stream.svg");
     auto n = parse_count(size_text);
-    if (!n) {
-      print_error("roster-info bench: --size " + size_text,
-                  roster::error(errc::invalid_argument, "not an element count between 1 and 2^40",
-                                "write a count such as 1000000, 16M or 2^28"));
-      return usage_error;
-    }
+    if (!n)
+      return usage("roster-info bench: --size " + size_text, "not an element count between 1 and 2^40",
+                   "write a count such as 1000000, 16M or 2^28");
     bench.size = *n;
     if (!shapes.empty()) {
       bench.shapes.clear();
@@ -185,51 +170,78 @@ int main(int argc, char** argv) {
     bench.save = !no_save;
     bench.kernels = !no_kernels;
     bench.progress = ::isatty(STDOUT_FILENO) == 1;
-    try {
-      return run_bench(bench);
-    } catch (const std::system_error& e) {  // fmt reports a failed write by throwing
-      if (stdout_written("the bench results"))
-        print_error("roster-info bench", roster::error(errc::io, e.what(), "free space on the disk the output goes to"));
-      return output_failed;
-    }
+    bench.require = require;
+    return run_bench(bench);
   }
 
-  if (*bind_cmd) return run_bind(pin);
+  if (*bind_cmd) {
+    if (const int status = check_requirements(require, nullptr); status != 0) return status;
+    return run_bind(pin);
+  }
 
   const report r = gather();
-  try {
-    // replace: a last guard, as render_json already made every string valid.
-    if (json) fmt::print("{}\n", render_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-    else fmt::print("{}", render_table(r));
-  } catch (const std::exception&) {
-    // fmt reports a failed write by throwing; stdout_written says why.
-  }
-  if (!stdout_written(json ? "the JSON report" : "the report")) return output_failed;
+  say(json ? render_json(r) : render_table(r));
+  const bool written = stdout_written(json ? "the JSON report" : "the report");
+  return worse_status(check_requirements(require, &r.backends), written ? 0 : output_failed);
+}
 
-  int status = 0;
-  for (const auto& want : require) {
-    const backend_row* found = nullptr;
-    std::string lower;
-    for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const auto& b : r.backends)
-      if (b.id == lower) found = &b;
-    if (found == nullptr) {
-      print_error("roster-info: --require " + want,
-                  roster::error(errc::not_found,
-                                "no backend '" + lower + "' is registered in this build (registered: " +
-                                    known_backends() + ")",
-                                "build roster with that backend enabled (meson configure -D" + lower +
-                                    "=enabled) and link it"));
-      status = require_failed;
-    } else if (!found->opened) {
-      const roster::error why = found->error ? *found->error
-                                             : roster::error(errc::unsupported, "it emits code only",
-                                                             "require a backend that dispatches");
-      print_error("roster-info: --require " + want + ": the backend does not open here", why);
-      status = require_failed;
-    }
+}  // namespace
+
+expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape) {
+  const std::string fix =
+      "write the bench's ops (copy, mul, add, triad, dot) joined by ',' within one launch and '|' where the program "
+      "syncs the grid, e.g. --shape \"copy|dot\" or --shape \"copy,mul|dot\"";
+  auto refuse = [&](const std::string& why) -> expected<std::vector<std::vector<op>>> {
+    return make_error(errc::invalid_argument, "'" + std::string(shape) + "' is not a grid-sync program shape: " + why,
+                      fix);
+  };
+  std::vector<std::vector<op>> pieces(1);
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t end = shape.find_first_of(",|", at);
+    const std::string_view name = shape.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    if (name.empty()) return refuse("an op is missing before or after a ',' or '|'");
+    const op* found = std::find_if(std::begin(bench_ops), std::end(bench_ops),
+                                   [&](op x) { return to_string(x) == name; });
+    if (found == std::end(bench_ops))
+      return refuse("unknown op '" + std::string(name) + "' (the bench's ops: copy, mul, add, triad, dot)");
+    pieces.back().push_back(*found);
+    if (end == std::string_view::npos) break;
+    if (shape[end] == '|') pieces.emplace_back();
+    at = end + 1;
   }
-  return status;
+  if (pieces.size() < 2) return refuse("it has no '|' (grid_sync), so native and split would run it alike");
+  return pieces;
+}
+
+int run_bind(bool pin) {
+  auto b = roster::bind_rank(roster::bind_options{.pin_cpus = pin});
+  if (!b) {
+    print_error("roster-info bind", b.error());
+    return bind_failed;
+  }
+  say(roster::binding_record(*b) + "\n");
+  return stdout_written("the binding") ? 0 : output_failed;
+}
+
+int main(int argc, char** argv) {
+  // A closed pipe is a failed write with its reason (EPIPE), and status 4,
+  // rather than death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  guard_standard_streams();
+  int status = 0;
+  try {
+    status = run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    say_error("roster-info: out of memory\nFix: free memory, or run a smaller --size\n");
+    status = internal_failure;
+  } catch (const std::exception& e) {
+    // Nothing of roster throws; {fmt} and CLI11 may. Said, never an abort.
+    print_error("roster-info", roster::error(errc::internal, std::string("stopped by an exception: ") + e.what(),
+                                             "report this with the command line that caused it"));
+    status = internal_failure;
+  }
+  return final_status(status);
 }
 
 }  // namespace roster::info

@@ -6,6 +6,7 @@
 #include <roster/circuits.hpp>
 #include <roster/select.hpp>
 #include <roster/detail/decision.hpp>
+#include <roster/detail/file_io.hpp>
 
 #include <fmt/format.h>
 
@@ -16,7 +17,6 @@
 #include <ctime>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace roster::info {
 
@@ -36,13 +36,13 @@ struct progress {
     if (bar) {
       constexpr int width = 30;
       const int filled = total == 0 ? width : static_cast<int>(width * done / total);
-      fmt::print("\r[{}{}] {:>3}/{} {}\033[K", std::string(static_cast<std::size_t>(filled), '#'),
-                 std::string(static_cast<std::size_t>(width - filled), ' '), done, total, what);
-      if (done == total) fmt::print("\r\033[K");
+      say(fmt::format("\r[{}{}] {:>3}/{} {}\033[K", std::string(static_cast<std::size_t>(filled), '#'),
+                      std::string(static_cast<std::size_t>(width - filled), ' '), done, total, what));
+      if (done == total) say("\r\033[K");
     } else {
-      fmt::print("{}: {}\n", what, result);
+      say(fmt::format("{}: {}\n", what, result));
     }
-    std::fflush(stdout);
+    flush_out();
   }
 };
 
@@ -266,8 +266,8 @@ void bench_kernels(device& d, const bench_options& o, bench_result& res) {
       res.wrong_kernel = true;
     }
     if (!o.progress)
-      fmt::print("{} kernel {} {}: variant '{}' ({} against the default's {})\n", res.spec, name, to_string(type),
-                 t->choice.variant, duration_text(t->choice.variant_ns), duration_text(t->choice.baseline_ns));
+      say(fmt::format("{} kernel {} {}: variant '{}' ({} against the default's {})\n", res.spec, name, to_string(type),
+                      t->choice.variant, duration_text(t->choice.variant_ns), duration_text(t->choice.baseline_ns)));
     res.kernels.push_back(std::move(*t));
   }
 }
@@ -443,18 +443,20 @@ int run_bench(const bench_options& o) {
     }
   } else {
     auto sel = selector_from_env();
-    if (!sel) fmt::print(stderr, "warning: {}\n", sel.error().message());
+    if (!sel) print_warning(sel.error());
     for (const auto& b : registered_backends()) {
       if (!b.dispatches) continue;
       auto list = enumerate_adapters(*b.registration);
       if (!list) {
-        fmt::print(stderr, "warning: {}\n", list.error().message());
+        print_warning(list.error());
         continue;
       }
       for (const auto& a : *list)
         if (!sel || sel->judge(a).kept) targets.push_back({b.registration, a.ordinal, a.spec()});
     }
   }
+
+  if (const int status = check_requirements(o.require, nullptr); status != 0) return status;
 
   progress bar;
   bar.bar = o.progress;
@@ -467,58 +469,10 @@ int run_bench(const bench_options& o) {
     results.push_back(std::move(res));
   }
 
-  // The GB/s table.
-  fmt::print("\nGB/s, median of {} reps, {} elements per array\n", o.reps, o.size);
-  fmt::print("  {:<12} {:<7}", "adapter", "type");
-  for (op x : bench_ops) fmt::print(" {:>9}", to_string(x));
-  fmt::print("\n");
-  for (const auto& r : results) {
-    for (element_type type : bench_types) {
-      fmt::print("  {:<12} {:<7}", r.spec, to_string(type));
-      for (op x : bench_ops) {
-        std::optional<double> v;
-        for (const auto& f : r.figures)
-          if (f.op == x && f.type == type) v = f.gbps;
-        fmt::print(" {:>9}", v ? fmt::format("{:.1f}", *v) : std::string("-"));
-      }
-      fmt::print("\n");
-    }
-  }
+  say(render_tables(results, o));
   auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
-  bool any_sync = false;
-  for (const auto& r : results) any_sync = any_sync || std::any_of(r.shapes.begin(), r.shapes.end(), timed);
-  if (any_sync) {
-    std::size_t w = 12;
-    for (const auto& shape : o.shapes) w = std::max(w, shape.size());
-    fmt::print("\nGrid sync per program shape, '|' a grid_sync (median; the split replaces native only when faster "
-               "beyond the spread and {:.0f}%)\n  {:<12} {:<{}} {:>10} {:>10}  {}\n",
-               roster::detail::decision_min_gain * 100, "adapter", "shape", w, "native", "split", "faster");
-    for (const auto& r : results)
-      for (const auto& s : r.shapes)
-        if (timed(s))
-          fmt::print("  {:<12} {:<{}} {:>10} {:>10}  {}\n", r.spec, s.shape, w, duration_text(*s.native_ns),
-                     duration_text(*s.split_ns), s.decision.change ? "split" : "native");
-  }
-  bool any_kernels = false;
-  for (const auto& r : results) any_kernels = any_kernels || !r.kernels.empty();
-  if (any_kernels) {
-    fmt::print("\nKernel variants, median of {} reps, {} elements per buffer (a variant replaces the default only "
-               "when faster beyond the spread and {:.0f}%)\n  {:<12} {:<14} {:<7} {:<18} {:>10} {:>7}  {}\n",
-               o.reps, o.size, roster::detail::decision_min_gain * 100, "adapter", "op", "type", "variant", "median",
-               "spread", "");
-    for (const auto& r : results)
-      for (const auto& k : r.kernels)
-        for (const auto& v : k.variants)
-          fmt::print("  {:<12} {:<14} {:<7} {:<18} {:>10} {:>6.1f}%  {}\n", r.spec, k.choice.op,
-                     to_string(k.choice.type), v.variant, v.wrong ? std::string("-") : duration_text(v.median_ns),
-                     v.spread * 100,
-                     v.wrong                           ? "wrong result, never chosen"
-                     : v.variant == k.choice.variant   ? (v.is_default ? "default, kept" : "chosen")
-                     : v.is_default                    ? "default"
-                                                       : "");
-  }
   for (const auto& r : results)
-    for (const auto& e : r.errors) fmt::print(stderr, "\n{}: {}\n", r.spec, e.message());
+    for (const auto& e : r.errors) say_error(fmt::format("\n{}: {}\n", r.spec, e.message()));
 
   if (o.save) {
     std::vector<tuning_record> records;
@@ -542,19 +496,19 @@ int run_bench(const bench_options& o) {
       records.push_back(std::move(rec));
     }
     if (auto path = tuning_path(); !path) {
-      fmt::print(stderr, "\nwarning: {}\n", path.error().message());
+      print_warning(path.error());
     } else if (!records.empty()) {
       // One true account: the save says whether it wrote, and a corrupt file
       // it kept aside is named only once the new file is in place.
       auto old = load_tuning(*path);
       std::string kept;
       if (auto ok = save_tuning(*path, records, &kept); !ok) {
-        fmt::print(stderr, "\nwarning: {}\n", ok.error().message());
+        print_warning(ok.error());
       } else {
         if (!kept.empty())
-          fmt::print(stderr, "\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
-                     old ? std::string("the tuning file was corrupt") : old.error().message(), kept);
-        fmt::print("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path);
+          say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
+                                old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
+        say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
       }
     }
   }
@@ -563,28 +517,39 @@ int run_bench(const bench_options& o) {
     wrong = wrong || r.wrong || r.wrong_kernel;
     for (const auto& s : r.shapes) wrong = wrong || s.wrong;
   }
-  int status = 0;
+  int status = wrong ? wrong_result : 0;
+  // An adapter asked for that gave no figure is a failure, not a row of dashes.
+  for (const auto& r : results)
+    if (r.figures.empty() && !r.wrong) {
+      print_error("roster-info bench",
+                  roster::error(errc::unavailable,
+                                r.spec + ": nothing was measured, so nothing is recorded for it" +
+                                    (r.errors.empty() ? std::string(" (it runs none of the bench's ops)")
+                                                      : std::string(" (the errors above say why)")),
+                                "fix what the error above says (for out of memory, a smaller --size), or leave the "
+                                "adapter out (--adapter, or ROSTER_DEVICE_SELECTOR='!" + r.spec + "')"));
+      status = worse_status(status, nothing_measured);
+    }
+  if (results.empty()) {
+    print_error("roster-info bench",
+                roster::error(errc::not_found, "no adapter to measure: no dispatching backend enumerated one, or the "
+                                               "selector dropped every one",
+                              "run roster-info to see the adapters and why each was dropped, or name one with "
+                              "--adapter"));
+    status = worse_status(status, nothing_measured);
+  }
   if (!o.svg.empty()) {
-    errno = 0;
-    std::ofstream f(o.svg, std::ios::binary | std::ios::trunc);
-    int why = errno;
-    f << render_svg(results, o);
-    f.close();
-    if (why == 0) why = errno;
-    if (!f) {
-      // The chart was asked for: not writing it is a failure, not a warning.
-      fmt::print(stderr, "\n");
-      print_error("roster-info bench", roster::error(errc::io,
-                                                     "cannot write the chart to '" + o.svg + "': " +
-                                                         std::strerror(why != 0 ? why : EIO),
-                                                     "name a file in a writable folder with space left"));
-      status = output_failed;
+    // The chart was asked for: not writing it is a failure, not a warning.
+    auto ok = detail::write_file(o.svg, render_svg(results, o), "the chart", "name a file in a folder you may write to");
+    if (!ok) {
+      say_error("\n");
+      print_error("roster-info bench", ok.error());
+      status = worse_status(status, output_failed);
     } else {
-      fmt::print("wrote the chart to {}\n", o.svg);
+      say(fmt::format("wrote the chart to {}\n", o.svg));
     }
   }
-  if (!stdout_written("the bench results")) status = output_failed;
-  if (status == 0 && wrong) status = wrong_result;
+  if (!stdout_written("the bench results")) status = worse_status(status, output_failed);
   return status;
 }
 

@@ -1,12 +1,70 @@
-// roster-info bench: the bar chart of the GB/s table (--svg).
+// roster-info bench: the tables of its results, and their bar chart (--svg).
 
 #include "info.hpp"
+
+#include <roster/detail/decision.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace roster::info {
+
+std::string render_tables(const std::vector<bench_result>& results, const bench_options& o) {
+  std::string out;
+  // The GB/s table.
+  out += fmt::format("\nGB/s, median of {} reps, {} elements per array\n", o.reps, o.size);
+  out += fmt::format("  {:<12} {:<7}", "adapter", "type");
+  for (op x : bench_ops) out += fmt::format(" {:>9}", to_string(x));
+  out += "\n";
+  for (const auto& r : results) {
+    for (element_type type : bench_types) {
+      out += fmt::format("  {:<12} {:<7}", r.spec, to_string(type));
+      for (op x : bench_ops) {
+        std::optional<double> v;
+        for (const auto& f : r.figures)
+          if (f.op == x && f.type == type) v = f.gbps;
+        out += fmt::format(" {:>9}", v ? fmt::format("{:.1f}", *v) : std::string("-"));
+      }
+      out += "\n";
+    }
+  }
+  auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
+  bool any_sync = false;
+  for (const auto& r : results) any_sync = any_sync || std::any_of(r.shapes.begin(), r.shapes.end(), timed);
+  if (any_sync) {
+    std::size_t w = 12;
+    for (const auto& shape : o.shapes) w = std::max(w, shape.size());
+    out += fmt::format("\nGrid sync per program shape, '|' a grid_sync (median; the split replaces native only when "
+                       "faster beyond the spread and {:.0f}%)\n  {:<12} {:<{}} {:>10} {:>10}  {}\n",
+                       roster::detail::decision_min_gain * 100, "adapter", "shape", w, "native", "split", "faster");
+    for (const auto& r : results)
+      for (const auto& s : r.shapes)
+        if (timed(s))
+          out += fmt::format("  {:<12} {:<{}} {:>10} {:>10}  {}\n", r.spec, s.shape, w, duration_text(*s.native_ns),
+                             duration_text(*s.split_ns), s.decision.change ? "split" : "native");
+  }
+  bool any_kernels = false;
+  for (const auto& r : results) any_kernels = any_kernels || !r.kernels.empty();
+  if (any_kernels) {
+    out += fmt::format("\nKernel variants, median of {} reps, {} elements per buffer (a variant replaces the default "
+                       "only when faster beyond the spread and {:.0f}%)\n"
+                       "  {:<12} {:<14} {:<7} {:<18} {:>10} {:>7}  {}\n",
+                       o.reps, o.size, roster::detail::decision_min_gain * 100, "adapter", "op", "type", "variant",
+                       "median", "spread", "");
+    for (const auto& r : results)
+      for (const auto& k : r.kernels)
+        for (const auto& v : k.variants)
+          out += fmt::format("  {:<12} {:<14} {:<7} {:<18} {:>10} {:>6.1f}%  {}\n", r.spec, k.choice.op,
+                             to_string(k.choice.type), v.variant,
+                             v.wrong ? std::string("-") : duration_text(v.median_ns), v.spread * 100,
+                             v.wrong                           ? "wrong result, never chosen"
+                             : v.variant == k.choice.variant   ? (v.is_default ? "default, kept" : "chosen")
+                             : v.is_default                    ? "default"
+                                                               : "");
+  }
+  return out;
+}
 
 std::string render_svg(const std::vector<bench_result>& results, const bench_options& o) {
   // One panel per adapter; in each, a pair of bars (float, double) per op.

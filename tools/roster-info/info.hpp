@@ -8,8 +8,6 @@
 #include <roster/tuning.hpp>
 #include <roster/variants.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,26 +16,76 @@
 
 namespace roster::info {
 
+/// One exit status of roster-info and when it is given; docs/roster-info.md
+/// has the same table (the tools suite compares the two) and --help prints it.
+struct exit_status {
+  int code;
+  std::string_view when;
+};
+
+/// Exit status when roster-info itself failed (out of memory, an exception).
+inline constexpr int internal_failure = 1;
 /// Exit status of a usage error.
 inline constexpr int usage_error = 2;
 /// Exit status when a --require'd backend is missing or does not open.
 inline constexpr int require_failed = 3;
+/// Exit status when output that was asked for was not written.
+inline constexpr int output_failed = 4;
 /// Exit status when `bench` found a wrong result (nothing recorded for that adapter).
 inline constexpr int wrong_result = 5;
 /// Exit status when `bind` could not bind this rank.
 inline constexpr int bind_failed = 6;
-/// Exit status when output that was asked for was not written (a full disk,
-/// a closed pipe, an unwritable --svg file).
-inline constexpr int output_failed = 4;
+/// Exit status when `bench` measured nothing on an adapter it was asked to measure.
+inline constexpr int nothing_measured = 7;
 
+/// Every exit status, in order. When more than one applies, the lowest is
+/// given, except output_failed, which is given only when nothing else failed.
+inline constexpr exit_status exit_statuses[] = {
+    {0, "the command did what was asked: the report was printed (a backend that does not open is not a failure), "
+        "every adapter the bench was asked for was measured, or this rank was bound"},
+    {internal_failure, "roster-info itself failed (out of memory, an exception it did not expect); stderr says "
+                       "what, with a `Fix:`"},
+    {usage_error, "a usage error: unknown option, missing value, bad `--size`/`--reps`/`--shape`, malformed or "
+                  "unknown `--adapter`, `--json` with `bench`; nothing runs"},
+    {require_failed, "`--require BACKEND` (repeatable, case-insensitive) named a backend that is not built or does "
+                     "not open: the report is still printed, `bench` and `bind` do not run, and stderr says why, "
+                     "with a `Fix:`"},
+    {output_failed, "output could not be written: standard output (a full disk, a closed pipe or stream), an "
+                    "`--svg` file, or standard error when there was a warning or an error to say"},
+    {wrong_result, "`bench` found a wrong result (nothing recorded for that adapter)"},
+    {bind_failed, "`bind` could not bind this rank (no circuit, strict mode unmet, a broken launcher environment)"},
+    {nothing_measured, "`bench` measured nothing on an adapter it was asked for (it did not open, its buffers could "
+                       "not be allocated, every figure failed), or found no adapter to measure; stderr says why, "
+                       "with a `Fix:`"},
+};
+
+/// Returns the status to exit with when both apply (see exit_statuses).
+constexpr int worse_status(int a, int b) noexcept {
+  if (a == 0 || a == output_failed) return b == 0 ? a : b;
+  if (b == 0 || b == output_failed) return a;
+  return a < b ? a : b;
+}
+
+/// Puts /dev/null in place of a closed standard stream, so no file roster
+/// opens takes its number, and counts a closed output stream as failed.
+void guard_standard_streams();
+/// Writes text to standard output; never throws. A failed write is
+/// remembered, and stdout_written reports it.
+void say(std::string_view text);
+/// Flushes standard output (a progress line); never throws. A failed flush
+/// is remembered.
+void flush_out();
+/// Writes text to standard error and flushes it; never throws. A failed
+/// write is remembered (see stderr_failed).
+void say_error(std::string_view text);
+/// Returns whether a write to standard error failed.
+bool stderr_failed() noexcept;
 /// Flushes standard output; false, with the reason on standard error, when
 /// some of what was printed as `what` did not reach it.
 bool stdout_written(std::string_view what);
-/// Returns text with each byte that is not part of valid UTF-8 written as
-/// \xNN, so JSON can hold it and still show what the bytes were.
-std::string valid_utf8(std::string_view text);
-/// Makes every string (and key) in a JSON value valid UTF-8 (see valid_utf8).
-void make_valid_utf8(nlohmann::json& value);
+/// Returns status, or output_failed when it is 0 and a write to standard
+/// output or standard error failed.
+int final_status(int status);
 
 /// One registered backend as this host sees it.
 struct backend_row {
@@ -91,13 +139,15 @@ struct report {
 report gather();
 /// Returns the readable table.
 std::string render_table(const report& r);
-/// Returns the JSON document described by roster-info.schema.json.
-nlohmann::json render_json(const report& r);
-/// Returns an error as JSON {code, message, what, fix}.
-nlohmann::json error_json(const roster::error& e);
+/// Returns the JSON document described by roster-info.schema.json, as text
+/// (roster's own JSON writer, detail/json.hpp: every string valid UTF-8,
+/// each byte that is not written as the text \xNN).
+std::string render_json(const report& r);
 
 /// Prints an error to stderr as "CONTEXT: WHAT" and "Fix: FIX" lines, from its parts.
 void print_error(std::string_view context, const roster::error& e);
+/// Prints a warning to stderr: a blank line, "warning: WHAT" and "Fix: FIX".
+void print_warning(const roster::error& e);
 
 /// The ops and element types the bench times, in the order of its table.
 inline constexpr op bench_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
@@ -123,6 +173,7 @@ struct bench_options {
   bool kernels = true;                 ///< time the variants of registered kernels (roster::tune_kernel)
   std::string svg;                     ///< file for the bar chart, or empty
   std::vector<std::string> shapes{std::string(default_bench_shape)};  ///< program shapes timed native and split
+  std::vector<std::string> require;    ///< --require: checked once the command line is, before anything runs
 };
 
 /// One program shape timed in one launch and cut at its grid_syncs.
@@ -146,10 +197,24 @@ struct bench_result {
   std::vector<kernel_tuning> kernels;  ///< each kernel op with several variants, timed and checked
 };
 
+/// Returns why a --require'd backend (named as typed) is not met, or nothing;
+/// `row` is that backend's row of the report, null when none is registered.
+std::optional<roster::error> requirement_error(std::string_view want, const backend_row* row);
+/// Returns the row of a registered backend by id, adapter 0 opened as the
+/// report opens it; nothing when no backend has that id.
+std::optional<backend_row> backend_row_of(std::string_view id);
+/// Checks each --require'd backend (registered, adapter 0 opens), from the
+/// report's rows when given, else opening each; prints why one is not met
+/// and returns require_failed, or 0.
+int check_requirements(const std::vector<std::string>& require, const std::vector<backend_row>* rows);
+
 /// Runs `roster-info bind`: prints this rank's binding as one JSON line; returns the exit status.
 int run_bind(bool pin);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
+/// Returns the tables of bench results: GB/s per op and type, grid sync per
+/// program shape, kernel variants (the last two where there are any).
+std::string render_tables(const std::vector<bench_result>& results, const bench_options& options);
 /// Returns the SVG bar chart of bench results.
 std::string render_svg(const std::vector<bench_result>& results, const bench_options& options);
 

@@ -6,6 +6,7 @@
 #include <roster/circuits.hpp>
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
+#include <roster/detail/json.hpp>
 #include <roster/ranking.hpp>
 #include <roster/select.hpp>
 
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 namespace roster::info {
@@ -33,6 +35,78 @@ std::string duration_text(double ns) {
   if (ns < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
   if (ns < 1e9) return fmt::format("{:.2f} ms", ns / 1e6);
   return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+namespace {
+
+// A backend's row: how many adapters it enumerated (handed out in `adapters`
+// when asked) and whether adapter 0 opens, as the report and --require see it.
+backend_row row_of(const backend_entry& b, std::vector<adapter_info>* adapters) {
+  backend_row row;
+  row.id = std::string(b.id());
+  row.rank = b.rank;
+  row.dispatches = b.dispatches;
+  auto list = enumerate_adapters(*b.registration);
+  if (!list) {
+    row.error = list.error();
+    return row;
+  }
+  row.adapters = list->size();
+  if (adapters != nullptr) *adapters = std::move(*list);
+  if (b.dispatches) {
+    auto d = acquire(std::string(b.id()) + ":0", acquire_options{.wrap = false});
+    if (d) row.opened = true;
+    else row.error = d.error();
+  }
+  return row;
+}
+
+}  // namespace
+
+std::optional<backend_row> backend_row_of(std::string_view id) {
+  backends_in_use pin;
+  for (const auto& b : registered_backends())
+    if (b.id() == id) return row_of(b, nullptr);
+  return std::nullopt;
+}
+
+std::optional<roster::error> requirement_error(std::string_view want, const backend_row* row) {
+  std::string lower;
+  for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (row == nullptr)
+    return roster::error(errc::not_found,
+                         "--require " + std::string(want) + ": no backend '" + lower +
+                             "' is registered in this build (registered: " + known_backends() + ")",
+                         "build roster with that backend enabled (meson configure -D" + lower +
+                             "=enabled) and link it");
+  if (row->opened) return std::nullopt;
+  const roster::error why = row->error ? *row->error
+                                       : roster::error(errc::unsupported, "it emits code only",
+                                                       "require a backend that dispatches");
+  return roster::error(
+      why.code(), "--require " + std::string(want) + ": the backend does not open here: " + std::string(why.what()),
+      why.fix());
+}
+
+int check_requirements(const std::vector<std::string>& require, const std::vector<backend_row>* rows) {
+  int status = 0;
+  for (const auto& want : require) {
+    std::string lower;
+    for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::optional<backend_row> opened;
+    const backend_row* row = nullptr;
+    if (rows != nullptr) {
+      for (const auto& b : *rows)
+        if (b.id == lower) row = &b;
+    } else if ((opened = backend_row_of(lower))) {
+      row = &*opened;
+    }
+    if (auto e = requirement_error(want, row)) {
+      print_error("roster-info", *e);
+      status = require_failed;
+    }
+  }
+  return status;
 }
 
 report gather() {
@@ -56,16 +130,10 @@ report gather() {
   }
 
   for (const auto& b : registered_backends()) {
-    backend_row row;
-    row.id = std::string(b.id());
-    row.rank = b.rank;
-    row.dispatches = b.dispatches;
-    auto list = enumerate_adapters(*b.registration);
-    if (!list) {
-      row.error = list.error();
-    } else {
-      row.adapters = list->size();
-      for (auto& a : *list) {
+    std::vector<adapter_info> list;
+    backend_row row = row_of(b, &list);
+    {
+      for (auto& a : list) {
         adapter_row ar;
         ar.info = std::move(a);
         if (selector) {
@@ -80,11 +148,6 @@ report gather() {
         }
         ar.stale_record = m.record == nullptr && m.stale != nullptr;
         r.adapters.push_back(std::move(ar));
-      }
-      if (b.dispatches) {
-        auto d = acquire(std::string(b.id()) + ":0", acquire_options{.wrap = false});
-        if (d) row.opened = true;
-        else row.error = d.error();
       }
     }
     r.backends.push_back(std::move(row));
@@ -229,158 +292,159 @@ std::string render_table(const report& r) {
   return out;
 }
 
-std::string valid_utf8(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = p[i];
-    // The length of a well-formed sequence starting here (RFC 3629), or 0.
-    std::size_t len = 0;
-    if (c < 0x80) len = 1;
-    else if (c >= 0xc2 && c <= 0xdf) len = 2;
-    else if (c >= 0xe0 && c <= 0xef) len = 3;
-    else if (c >= 0xf0 && c <= 0xf4) len = 4;
-    if (len > 1) {
-      if (i + len > n) len = 0;
-      for (std::size_t k = 1; k < len; ++k)
-        if ((p[i + k] & 0xc0) != 0x80) len = 0;
-      // No overlong forms, no surrogates, nothing past U+10FFFF.
-      if (len == 3 && ((c == 0xe0 && p[i + 1] < 0xa0) || (c == 0xed && p[i + 1] > 0x9f))) len = 0;
-      if (len == 4 && ((c == 0xf0 && p[i + 1] < 0x90) || (c == 0xf4 && p[i + 1] > 0x8f))) len = 0;
-    }
-    if (len == 0) {
-      out += fmt::format("\\x{:02x}", c);
-      ++i;
-    } else {
-      out.append(text.substr(i, len));
-      i += len;
-    }
-  }
-  return out;
-}
-
-void make_valid_utf8(nlohmann::json& value) {
-  if (value.is_string()) {
-    auto& s = value.get_ref<std::string&>();
-    std::string fixed = valid_utf8(s);
-    if (fixed != s) s = std::move(fixed);
-  } else if (value.is_array()) {
-    for (auto& v : value) make_valid_utf8(v);
-  } else if (value.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto& [k, v] : value.items()) {
-      make_valid_utf8(v);
-      out[valid_utf8(k)] = std::move(v);
-    }
-    value = std::move(out);
-  }
-}
-
-nlohmann::json error_json(const roster::error& e) {
-  return {{"code", std::string(to_string(e.code()))},
-          {"message", e.message()},
-          {"what", std::string(e.what())},
-          {"fix", std::string(e.fix())}};
-}
-
 void print_error(std::string_view context, const roster::error& e) {
-  fmt::print(stderr, "{}{}{}\nFix: {}\n", context, context.empty() ? "" : ": ", e.what(), e.fix());
+  say_error(fmt::format("{}{}{}\nFix: {}\n", context, context.empty() ? "" : ": ", e.what(), e.fix()));
 }
+
+void print_warning(const roster::error& e) { say_error("\nwarning: " + e.message() + "\n"); }
 
 namespace {
 
+using detail::json_writer;
+
+// An error as {code, message, what, fix}.
+void error_json(json_writer& w, const roster::error& e) {
+  w.begin_object()
+      .member("code", to_string(e.code()))
+      .member("message", e.message())
+      .member("what", e.what())
+      .member("fix", e.fix())
+      .end_object();
+}
+
+template <class T>
+void optional_json(json_writer& w, std::string_view key, const std::optional<T>& v) {
+  w.key(key);
+  if (v) w.value(*v);
+  else w.null();
+}
+
+// A text, or null when it is empty.
+void text_or_null(json_writer& w, std::string_view key, const std::string& text) {
+  w.key(key);
+  if (text.empty()) w.null();
+  else w.value(text);
+}
+
+template <class T>
+void list_json(json_writer& w, std::string_view key, const std::vector<T>& items) {
+  w.key(key).begin_array();
+  for (const auto& x : items) w.value(x);
+  w.end_array();
+}
+
 // The grid-sync timings of a record, one object per program shape.
-nlohmann::json sync_shapes_json(const std::vector<sync_timing>& shapes) {
-  nlohmann::json out = nlohmann::json::array();
+void sync_shapes_json(json_writer& w, const std::vector<sync_timing>& shapes) {
+  w.key("grid_sync_shapes").begin_array();
   for (const auto& g : shapes)
-    out.push_back({{"shape", g.shape},
-                   {"native_ns", g.native_ns},
-                   {"split_ns", g.split_ns},
-                   {"spread", g.spread},
-                   {"split_faster", g.split_faster()}});
-  return out;
+    w.begin_object()
+        .member("shape", g.shape)
+        .member("native_ns", g.native_ns)
+        .member("split_ns", g.split_ns)
+        .member("spread", g.spread)
+        .member("split_faster", g.split_faster())
+        .end_object();
+  w.end_array();
+}
+
+void adapter_json(json_writer& w, const adapter_row& a) {
+  const auto& i = a.info;
+  w.begin_object()
+      .member("spec", i.spec())
+      .member("backend", i.backend)
+      .member("ordinal", i.ordinal)
+      .member("name", i.name)
+      .member("type", to_string(i.type));
+  if (i.has_uuid()) w.member("uuid", i.uuid_string()).member("uuid_short", short_uuid(i));
+  else w.key("uuid").null().key("uuid_short").null();
+  text_or_null(w, "pci_address", i.pci_address);
+  w.member("vendor_id", i.vendor_id)
+      .member("device_id", i.device_id)
+      .member("memory_bytes", i.memory_bytes)
+      .member("driver_version", i.driver_version)
+      .member("compute_units", i.compute_units)
+      .member("native_grid_sync", i.native_grid_sync)
+      .member("f64", i.f64)
+      .member("selected", a.selected);
+  text_or_null(w, "selector_reason", a.selected ? std::string() : a.selector_reason);
+  optional_json(w, "triad_gbps", a.triad_gbps);
+  w.member("stale_record", a.stale_record);
+  sync_shapes_json(w, a.sync_shapes);
+  w.end_object();
+}
+
+void circuit_json(json_writer& w, const circuit_row& c) {
+  w.begin_object().member("index", c.index);
+  text_or_null(w, "role", c.role);
+  w.member("preferred", c.preferred);
+  list_json(w, "adapters", c.adapters);
+  w.member("type", c.type).member("name", c.name).member("identity", c.identity);
+  optional_json(w, "score", c.score);
+  w.key("occupancy");
+  if (const auto& o = c.occupancy) {
+    w.begin_object()
+        .member("source", o->source)
+        .member("memory_total", o->memory_total)
+        .member("memory_free", o->memory_free)
+        .member("compute_mode", to_string(o->mode))
+        .member("mig_enabled", o->mig_enabled);
+    list_json(w, "mig_uuids", o->mig_uuids);
+    list_json(w, "pids", o->pids);
+    w.end_object();
+  } else {
+    w.null();
+  }
+  w.end_object();
 }
 
 }  // namespace
 
-nlohmann::json render_json(const report& r) {
-  using nlohmann::json;
-  json doc;
-  doc["format"] = "roster-info";
-  doc["format_version"] = 1;
-  doc["roster_version"] = r.version;
-  doc["inventory"] = {{"entries", r.inventory.entries},
-                      {"modules", r.inventory.modules},
-                      {"collect_ns", r.inventory.collect_ns},
-                      {"duplicates", r.inventory.duplicates},
-                      {"conflicts", r.inventory.conflicts}};
-  doc["selector"] = r.selector.empty() ? json(nullptr) : json(r.selector);
-  doc["requirement"] = r.requirement.empty() ? json(nullptr)
-                                             : json({{"text", r.requirement}, {"holds", r.requirement_holds}});
-  json backends = json::array();
-  for (const auto& b : r.backends)
-    backends.push_back({{"id", b.id},
-                        {"rank", b.rank == unranked ? json(nullptr) : json(b.rank)},
-                        {"dispatches", b.dispatches},
-                        {"opened", b.opened},
-                        {"adapters", b.adapters},
-                        {"error", b.error ? error_json(*b.error) : json(nullptr)}});
-  doc["backends"] = backends;
-  json adapters = json::array();
-  for (const auto& a : r.adapters) {
-    const auto& i = a.info;
-    adapters.push_back({{"spec", i.spec()},
-                        {"backend", i.backend},
-                        {"ordinal", i.ordinal},
-                        {"name", i.name},
-                        {"type", std::string(to_string(i.type))},
-                        {"uuid", i.has_uuid() ? json(i.uuid_string()) : json(nullptr)},
-                        {"uuid_short", i.has_uuid() ? json(short_uuid(i)) : json(nullptr)},
-                        {"pci_address", i.pci_address.empty() ? json(nullptr) : json(i.pci_address)},
-                        {"vendor_id", i.vendor_id},
-                        {"device_id", i.device_id},
-                        {"memory_bytes", i.memory_bytes},
-                        {"driver_version", i.driver_version},
-                        {"compute_units", i.compute_units},
-                        {"native_grid_sync", i.native_grid_sync},
-                        {"f64", i.f64},
-                        {"selected", a.selected},
-                        {"selector_reason", a.selected ? json(nullptr) : json(a.selector_reason)},
-                        {"triad_gbps", a.triad_gbps ? json(*a.triad_gbps) : json(nullptr)},
-                        {"stale_record", a.stale_record},
-                        {"grid_sync_shapes", sync_shapes_json(a.sync_shapes)}});
-  }
-  doc["adapters"] = adapters;
-  json circuits = json::array();
-  for (const auto& c : r.circuits)
-    circuits.push_back({{"index", c.index},
-                        {"role", c.role.empty() ? json(nullptr) : json(c.role)},
-                        {"preferred", c.preferred},
-                        {"adapters", c.adapters},
-                        {"type", c.type},
-                        {"name", c.name},
-                        {"identity", c.identity},
-                        {"score", c.score ? json(*c.score) : json(nullptr)},
-                        {"occupancy", c.occupancy ? json({{"source", c.occupancy->source},
-                                                          {"memory_total", c.occupancy->memory_total},
-                                                          {"memory_free", c.occupancy->memory_free},
-                                                          {"compute_mode", std::string(to_string(c.occupancy->mode))},
-                                                          {"mig_enabled", c.occupancy->mig_enabled},
-                                                          {"mig_uuids", c.occupancy->mig_uuids},
-                                                          {"pids", c.occupancy->pids}})
-                                                  : json(nullptr)}});
-  doc["circuits"] = circuits;
-  doc["tuning"] = {{"path", r.tuning_path.empty() ? json(nullptr) : json(r.tuning_path)},
-                   {"records", r.tuning_records}};
-  json warnings = json::array();
-  for (const auto& w : r.warnings) warnings.push_back(error_json(w));
-  doc["warnings"] = warnings;
+std::string render_json(const report& r) {
   // The selector, paths, names and messages come from the environment and
-  // the drivers: any of them may hold bytes that are not UTF-8.
-  make_valid_utf8(doc);
-  return doc;
+  // the drivers: any of them may hold bytes that are not UTF-8, which the
+  // writer turns into the text \xNN.
+  json_writer w;
+  w.begin_object()
+      .member("format", "roster-info")
+      .member("format_version", 1)
+      .member("roster_version", r.version);
+  w.key("inventory")
+      .begin_object()
+      .member("entries", r.inventory.entries)
+      .member("modules", r.inventory.modules)
+      .member("collect_ns", r.inventory.collect_ns)
+      .member("duplicates", r.inventory.duplicates)
+      .member("conflicts", r.inventory.conflicts)
+      .end_object();
+  text_or_null(w, "selector", r.selector);
+  w.key("requirement");
+  if (r.requirement.empty()) w.null();
+  else w.begin_object().member("text", r.requirement).member("holds", r.requirement_holds).end_object();
+  w.key("backends").begin_array();
+  for (const auto& b : r.backends) {
+    w.begin_object().member("id", b.id).key("rank");
+    if (b.rank == unranked) w.null();
+    else w.value(b.rank);
+    w.member("dispatches", b.dispatches).member("opened", b.opened).member("adapters", b.adapters).key("error");
+    if (b.error) error_json(w, *b.error);
+    else w.null();
+    w.end_object();
+  }
+  w.end_array();
+  w.key("adapters").begin_array();
+  for (const auto& a : r.adapters) adapter_json(w, a);
+  w.end_array();
+  w.key("circuits").begin_array();
+  for (const auto& c : r.circuits) circuit_json(w, c);
+  w.end_array();
+  w.key("tuning").begin_object();
+  text_or_null(w, "path", r.tuning_path);
+  w.member("records", r.tuning_records).end_object();
+  w.key("warnings").begin_array();
+  for (const auto& e : r.warnings) error_json(w, e);
+  w.end_array();
+  w.end_object();
+  return w.text() + "\n";
 }
 
 }  // namespace roster::info

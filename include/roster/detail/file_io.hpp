@@ -1,7 +1,13 @@
 #pragma once
-// Private: files. A bounded whole-file read, and a replace that readers see
-// whole or not at all: under an exclusive lock, a temporary file beside the
-// target, fsync, rename over it, fsync of the folder.
+// Private: files. A bounded whole-file read, a plain write, and a replace
+// that readers see whole or not at all: under an exclusive lock, a temporary
+// file beside the target, fsync, rename over it, fsync of the folder.
+//
+// Every path roster opens here follows the same rules: it is opened without
+// blocking (a FIFO never hangs) and must be a regular file; a file that does
+// not exist is created with O_EXCL, so a link (even one to nowhere) is never
+// followed to create a file; and the only files roster removes are its own
+// temporary files, whose names start with temp_prefix.
 
 #include <roster/error.hpp>
 
@@ -35,11 +41,39 @@ inline std::string file_kind(mode_t mode) {
 }
 
 /// Opens path without blocking (a FIFO would block open and read forever)
-/// and refuses anything that is not a regular file. Returns the fd, -1 with
-/// errno when open failed, or -2 when the file is not regular (kind says what).
+/// and refuses anything that is not a regular file. With O_CREAT, an existing
+/// file is opened as it is (a link to one is followed), and a missing one is
+/// created with O_EXCL: a link is never followed to create a file, so a link
+/// to nowhere is refused rather than creating its target. Returns the fd, -1
+/// with errno when open failed, or -2 when the file is not regular (kind
+/// says what).
 inline int open_regular(const std::string& path, int flags, std::string& kind, mode_t create_mode = 0644) {
-  const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, create_mode);
-  if (fd < 0) return -1;
+  const int plain = (flags & ~(O_CREAT | O_EXCL)) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  int fd = -1;
+  for (int attempt = 0; fd < 0 && attempt < 8; ++attempt) {
+    if ((flags & O_EXCL) == 0) fd = ::open(path.c_str(), plain);
+    if (fd >= 0 || (flags & O_CREAT) == 0 || (errno != ENOENT && (flags & O_EXCL) == 0)) break;
+    fd = ::open(path.c_str(), plain | O_CREAT | O_EXCL, create_mode);
+    if (fd >= 0 || errno != EEXIST || (flags & O_EXCL) != 0) break;
+    // EEXIST: another process created it between the two opens (open it
+    // again), or it is a link whose target does not exist.
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && ::stat(path.c_str(), &link) != 0) {
+      kind = "a link to a file that does not exist (roster does not create a file through a link)";
+      return -2;
+    }
+  }
+  if (fd < 0) {
+    // A FIFO that no process reads refuses a write-only open with ENXIO.
+    const int e = errno;
+    struct stat st {};
+    if (e == ENXIO && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      kind = file_kind(st.st_mode);
+      return -2;
+    }
+    errno = e;
+    return -1;
+  }
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int e = errno;
@@ -64,21 +98,79 @@ inline unexpected not_regular(const std::string& shown, const std::string& kind)
                         "'); roster writes a regular file there next time");
 }
 
+/// How to point the tuning file's folder elsewhere: the Fix when its path
+/// cannot be a folder.
+inline constexpr std::string_view cache_place_fix =
+    "point XDG_CACHE_HOME at a folder roster may write to (or unset it to use ~/.cache)";
+
+/// Says why path could not be opened, from errno e, in words that name the
+/// part of the path at fault: a file where a folder should be (ENOTDIR), a
+/// folder on the way that cannot be entered, or the file itself. `shown` is
+/// "LABEL PATH"; `place_fix` says how to point the path elsewhere.
+inline unexpected open_failure(const std::string& path, const std::string& shown, int e, std::string_view doing,
+                               std::string_view place_fix) {
+  // The deepest folder on the way that exists, and the part after it.
+  std::string reached = path.starts_with('/') ? "/" : ".";
+  std::string blocked;
+  for (std::size_t at = 0; at < path.size();) {
+    const std::size_t slash = path.find('/', at);
+    const std::size_t end = slash == std::string::npos ? path.size() : slash;
+    if (end > at) {
+      const std::string part = path.substr(0, end);
+      struct stat st {};
+      if (::stat(part.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || end == path.size()) {
+        blocked = part;
+        if (e == ENOTDIR && ::stat(part.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) && end < path.size())
+          return make_error(errc::io,
+                            shown + ": " + part + " is " + file_kind(st.st_mode) +
+                                ", not a folder; nothing is read or written there",
+                            std::string(place_fix));
+        break;
+      }
+      reached = part;
+    }
+    if (slash == std::string::npos) break;
+    at = slash + 1;
+  }
+  if (e == ENOENT && blocked != path) {
+    const std::string folder = path.substr(0, path.rfind('/'));
+    return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: the folder " + folder +
+                                    " does not exist",
+                      "create the folder (mkdir -p '" + folder + "'), or " + std::string(place_fix));
+  }
+  if (e == EACCES) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      return make_error(errc::io,
+                        shown + ": cannot " + std::string(doing) + " it: the folder " + reached +
+                            " cannot be entered (" + std::strerror(e) + ")",
+                        "make the folder searchable (chmod u+x '" + reached + "'), or " + std::string(place_fix));
+    return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
+                      std::string(doing == "read" ? "make the file readable (chmod u+r '"
+                                                  : "make the file writable (chmod u+w '") +
+                          path + "'), or move it away");
+  }
+  return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
+                    "check the path, or " + std::string(place_fix));
+}
+
 /// The largest file read_file reads by default.
 inline constexpr std::size_t max_file_bytes = std::size_t{64} << 20;
 
 /// Reads a whole file of at most max_bytes; nullopt when it does not exist.
 /// `label` names the file in messages ("tuning file").
+/// `place_fix` is the Fix when the path cannot be reached (a file where a
+/// folder should be).
 inline expected<std::optional<std::string>> read_file(const std::string& path, std::string_view label,
-                                                      std::size_t max_bytes = max_file_bytes) {
+                                                      std::size_t max_bytes = max_file_bytes,
+                                                      std::string_view place_fix = cache_place_fix) {
   const std::string shown = std::string(label) + " " + path;
   std::string kind;
   const int fd = open_regular(path, O_RDONLY, kind);
   if (fd == -2) return not_regular(shown, kind);
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<std::string>{};
-    return make_error(errc::io, shown + ": cannot open: " + std::strerror(errno),
-                      "make the file readable (chmod u+r '" + path + "'), or move it away");
+    return open_failure(path, shown, errno, "read", place_fix);
   }
   std::string text;
   char buf[65536];
@@ -104,7 +196,8 @@ inline expected<std::optional<std::string>> read_file(const std::string& path, s
 }
 
 /// Creates a folder and its parents (mkdir -p).
-inline expected<void> make_folders(const std::string& dir, std::string_view label) {
+inline expected<void> make_folders(const std::string& dir, std::string_view label,
+                                   std::string_view place_fix = cache_place_fix) {
   for (std::size_t i = 0; i <= dir.size(); ++i) {
     if (i == dir.size() || (dir[i] == '/' && i > 0)) {
       const std::string part = dir.substr(0, i);
@@ -114,11 +207,11 @@ inline expected<void> make_folders(const std::string& dir, std::string_view labe
       if (e == EEXIST && ::stat(part.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
         return make_error(errc::io, std::string(label) + ": " + part + " is " + file_kind(st.st_mode) +
                                         ", not a folder; nothing is read or written there",
-                          "point XDG_CACHE_HOME at a folder (or unset it to use ~/.cache)");
+                          std::string(place_fix));
       if (e != EEXIST)
         return make_error(errc::io,
                           std::string(label) + ": cannot create the folder " + part + ": " + std::strerror(e),
-                          "create it yourself, or point XDG_CACHE_HOME at a writable folder");
+                          "create it yourself, or " + std::string(place_fix));
     }
   }
   return {};
@@ -135,6 +228,25 @@ inline bool write_all(int fd, std::string_view text) {
     text.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+/// Writes text to path, creating it or truncating it, under the open rules
+/// above: a FIFO, a device or a link to nowhere is refused, not written.
+inline expected<void> write_file(const std::string& path, std::string_view text, std::string_view label,
+                                 std::string_view place_fix) {
+  const std::string shown = std::string(label) + " " + path;
+  std::string kind;
+  const int fd = open_regular(path, O_WRONLY | O_CREAT | O_TRUNC, kind);
+  if (fd == -2)
+    return make_error(errc::io, shown + " is " + kind + ", not a regular file; nothing is written to it",
+                      "name a regular file, or delete that one (rm '" + path + "')");
+  if (fd < 0) return open_failure(path, shown, errno, "write", place_fix);
+  const bool written = write_all(fd, text);
+  const int e = errno;
+  if (::close(fd) != 0 || !written)
+    return make_error(errc::io, shown + ": cannot write it: " + std::strerror(written ? errno : e),
+                      "free some disk space, or name a file on another disk");
+  return {};
 }
 
 // Holds an exclusive flock on PATH.lock: the lock file is never renamed or
@@ -198,18 +310,32 @@ class file_lock {
 /// How old a temporary file must be before a writer removes it as stale.
 inline constexpr std::chrono::seconds stale_temp_age{600};
 
-/// Removes temporary files a killed writer left beside path (path.XXXXXX, the
-/// mkstemp pattern: exactly six letters or digits after the dot). Called under
-/// the lock, so no cooperating writer is between mkstemp and rename: a temp
-/// file seen now belongs to a writer that is gone. The age guard is for the
-/// writers the lock does not see (a folder shared over NFS, where flock may be
-/// local to each host): none of them takes ten minutes between mkstemp and
-/// rename of a file of a few KB, so one that old is dead too. Only regular
-/// files are removed, never followed links.
+/// The start of every temporary file's name: a name only roster makes, so
+/// that cleaning up never touches a user's file (tuning.json.backup, say).
+inline constexpr std::string_view temp_prefix = ".roster-tmp-";
+
+/// Returns the name of path's temporary files without their random part:
+/// FOLDER/.roster-tmp-NAME. (mkstemp adds six letters or digits).
+inline std::string temp_stem(const std::string& path) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+  return dir + std::string(temp_prefix) + (slash == std::string::npos ? path : path.substr(slash + 1)) + ".";
+}
+
+/// Removes temporary files a killed writer left beside path
+/// (.roster-tmp-NAME.XXXXXX: roster's prefix, then exactly six letters or
+/// digits, the mkstemp pattern). Called under the lock, so no cooperating
+/// writer is between mkstemp and rename: a temp file seen now belongs to a
+/// writer that is gone. The age guard is for the writers the lock does not
+/// see (a folder shared over NFS, where flock may be local to each host):
+/// none of them takes ten minutes between mkstemp and rename of a file of a
+/// few KB, so one that old is dead too. Only regular files are removed, never
+/// followed links, and never a name without roster's prefix.
 inline void remove_stale_temps(const std::string& path, std::chrono::seconds min_age = stale_temp_age) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
-  const std::string base = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".";
+  const std::string stem = temp_stem(path);
+  const std::string base = stem.substr(stem.rfind('/') + 1);
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return;
   const auto now = std::chrono::system_clock::now();
@@ -235,7 +361,7 @@ inline void remove_stale_temps(const std::string& path, std::chrono::seconds min
 inline expected<void> replace_file(const std::string& path, std::string_view text, std::string_view label) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
-  std::string temp = path + ".XXXXXX";
+  std::string temp = temp_stem(path) + "XXXXXX";
   const int fd = ::mkstemp(temp.data());
   if (fd < 0)
     return make_error(errc::io,

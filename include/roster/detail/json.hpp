@@ -1,5 +1,6 @@
 #pragma once
-// Private: a small JSON reader and writer, for the tuning file.
+// Private: a small JSON reader and writer, for the tuning file and
+// roster-info's report.
 //
 // Dependency-free on purpose, not nlohmann-json: the core is headers plus one
 // library with no dependency, and a header-only user or an installed package
@@ -15,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <vector>
 
 namespace roster::detail {
@@ -275,5 +277,86 @@ inline void json_number(std::string& out, double x) {
   auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest text that reads back as x
   out.append(buf, r.ptr);
 }
+
+/// Writes a JSON document of nested objects and arrays, indented by two
+/// spaces a level, in the order the calls come: roster-info's report. Strings
+/// go through json_quote (bytes that are not UTF-8 become the text \xNN),
+/// integers are written as integers, a number that is not finite as null.
+/// The caller pairs each begin with its end and gives each object member a
+/// key first; text() is valid JSON once every container is closed.
+class json_writer {
+ public:
+  json_writer& begin_object() { return open('{'); }
+  json_writer& end_object() { return close('}'); }
+  json_writer& begin_array() { return open('['); }
+  json_writer& end_array() { return close(']'); }
+  /// Starts an object member: its value is the next call.
+  json_writer& key(std::string_view k) {
+    next();
+    json_quote(out_, k);
+    out_ += ": ";
+    keyed_ = true;
+    return *this;
+  }
+  json_writer& value(std::string_view s) { return next(), json_quote(out_, s), *this; }
+  json_writer& value(const char* s) { return value(std::string_view(s)); }
+  json_writer& value(bool b) { return next(), out_ += b ? "true" : "false", *this; }
+  json_writer& value(double x) {
+    next();
+    if (std::isfinite(x)) json_number(out_, x);
+    else out_ += "null";
+    return *this;
+  }
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
+  json_writer& value(T x) {
+    next();
+    char buf[24];
+    out_.append(buf, std::to_chars(buf, buf + sizeof buf, x).ptr);
+    return *this;
+  }
+  json_writer& null() { return next(), out_ += "null", *this; }
+  /// Writes a member in one call: key(k), then value(v).
+  template <class T>
+  json_writer& member(std::string_view k, const T& v) {
+    return key(k).value(v);
+  }
+  const std::string& text() const noexcept { return out_; }
+
+ private:
+  // Before a value or a key: the comma after the previous element, and the
+  // new line with its indent; nothing after a key.
+  void next() {
+    if (keyed_) {
+      keyed_ = false;
+      return;
+    }
+    if (open_.empty()) return;
+    if (!open_.back()) out_ += ',';
+    open_.back() = false;
+    out_ += '\n';
+    out_.append(2 * open_.size(), ' ');
+  }
+  json_writer& open(char c) {
+    next();
+    out_ += c;
+    open_.push_back(true);
+    return *this;
+  }
+  json_writer& close(char c) {
+    const bool empty = open_.back();
+    open_.pop_back();
+    if (!empty) {
+      out_ += '\n';
+      out_.append(2 * open_.size(), ' ');
+    }
+    out_ += c;
+    return *this;
+  }
+
+  std::string out_;
+  std::vector<bool> open_;  // per open container: no element written yet
+  bool keyed_ = false;
+};
 
 }  // namespace roster::detail

@@ -5,8 +5,9 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/plugin_hub.hpp>
-#include <roster/detail/plugin_check-inl.hpp>
-#include <roster/detail/plugin_refusals-inl.hpp>
+#include <roster/detail/plugin_check.hpp>
+#include <roster/detail/plugin_refusals.hpp>
+#include <roster/detail/plugin_trust.hpp>
 #include <roster/detail/env.hpp>
 
 #include <dlfcn.h>
@@ -56,6 +57,11 @@ ROSTER_API ROSTER_INLINE plugin_use_state& plugin_use() noexcept {
   return state;
 }
 
+ROSTER_API ROSTER_INLINE plugin_refusals& refused_plugin_list() noexcept {
+  static constinit plugin_refusals r;
+  return r;
+}
+
 inline std::string dl_error_text() {
   const char* e = dlerror();
   return e != nullptr ? std::string(e) : std::string("unknown dlerror");
@@ -73,9 +79,13 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
     return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
                       "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
   const std::string full = fs::absolute(file, ec).lexically_normal().string();
+  // Only from a place no one else can write, as sudo and ssh insist.
+  if (auto loose = detail::refuse_untrusted(detail::untrusted_plugin(full))) return detail::refused(std::move(*loose));
   // Read from the file first: dlopen runs any library's start-up code.
   if (auto mark = detail::check_plugin_file(full); !mark) return detail::refused(std::move(mark).error());
-  // dlopen runs the plugin's start-up code, which may call roster: no lock held.
+  // Named before dlopen, so a plugin whose start-up code ends the process is
+  // named by the trace. dlopen runs that code, which may call roster: no lock held.
+  detail::trace("plugin: opening '" + full + "'");
   void* handle = dlopen(full.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr)
     return detail::refused(error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
@@ -112,6 +122,11 @@ ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folder
                       "create the folder, or remove it from ROSTER_PLUGIN_PATH");
         if (!first) first = detail::refused(std::move(missing));
         else (void)detail::refused(std::move(missing));
+      } else if (auto loose = detail::refuse_untrusted(
+                     detail::untrusted_plugin_folder(fs::absolute(fs::path(folder), ec).lexically_normal().string()))) {
+        // Not one file of a folder others can write is opened.
+        if (!first) first = detail::refused(std::move(*loose));
+        else (void)detail::refused(std::move(*loose));
       } else {
         std::vector<fs::path> files;
         for (const auto& entry : fs::directory_iterator(fs::path(folder), ec))
@@ -220,6 +235,12 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
                       "module holding STB_GNU_UNIQUE symbols as not unloadable)");
   }
   return {};
+}
+
+ROSTER_INLINE std::vector<error> refused_plugins() {
+  auto& r = detail::refused_plugin_list();
+  std::lock_guard lock(r.mutex);
+  return r.list;
 }
 
 ROSTER_INLINE std::vector<plugin> loaded_plugins() {

@@ -1,9 +1,10 @@
 #pragma once
 // Private: the plugin files and folders roster refused, with the reason.
+// The list itself is defined with the rest of the plugin code
+// (detail/plugins-inl.hpp), once per process.
 
 #include <roster/config.hpp>
 #include <roster/error.hpp>
-#include <roster/plugins.hpp>
 
 #include <mutex>
 #include <vector>
@@ -15,10 +16,9 @@ struct plugin_refusals {
   std::mutex mutex;
   std::vector<error> list;
 };
-ROSTER_API ROSTER_INLINE plugin_refusals& refused_plugin_list() noexcept {
-  static constinit plugin_refusals r;
-  return r;
-}
+// The process's list (default visibility, so the executable and libroster agree).
+ROSTER_API ROSTER_INLINE plugin_refusals& refused_plugin_list() noexcept;
+
 // Records a refusal and hands it back, for `return refused(...)`.
 inline error refused(error e) {
   try {
@@ -31,13 +31,3 @@ inline error refused(error e) {
 }
 
 }  // namespace roster::detail
-
-namespace roster {
-
-ROSTER_INLINE std::vector<error> refused_plugins() {
-  auto& r = detail::refused_plugin_list();
-  std::lock_guard lock(r.mutex);
-  return r.list;
-}
-
-}  // namespace roster
