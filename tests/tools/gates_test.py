@@ -309,6 +309,17 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "nvidia-smi"), r"FAIL")
         self.assertRegex(table.strip().splitlines()[-2], r"^\d+ pass, 0 allowed, \d+ FAIL$")
 
+        # A time budget spent: the parts that would start later are NOT RUN rows, and the table still comes.
+        with open(os.path.join(tb, "cuda_device_test"), "w") as f:
+            f.write("#!/bin/sh\nsleep 2\ncat <<'EOF'\n" + gtest_log(ok=["CudaDevice.Opens"]) + "EOF\n")
+        env.update(GPU_CHECK_BUDGET_S="1", GPU_CHECK_SANITIZE="1")
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
+                           text=True, env=dict(os.environ, **env))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        table = r.stdout[r.stdout.index("gpu-check "):]
+        self.assertRegex(line(table, "sanitizers"), r"FAIL +NOT RUN: the time budget \(GPU_CHECK_BUDGET_S=1\) was spent")
+        self.assertRegex(line(table, "cuda_stream_bench and bench-check"), r"FAIL +NOT RUN: the time budget")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
