@@ -282,5 +282,108 @@ class StreamCompare(unittest.TestCase):
         self.assertIn("Vulkan float copy: Vulkan / roster CUDA|not run|", out)
 
 
+FAKE_NVIDIA_SMI = """#!/bin/sh
+case "$*" in
+  -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-00000000-0000-0000-0000-000000000000)" ;;
+  *) echo "NVIDIA H200, 580.159.04" ;;
+esac
+"""
+
+# A stand-in for BabelStream's CUDA model: its main branch's CSV, GB/s that
+# move from call to call (FAKE_FACTORS, one per call), exit FAKE_BS_RC.
+FAKE_BABELSTREAM = """#!PYTHON
+import os, sys
+state = os.environ["FAKE_STATE"] + "/bs"
+n = int(open(state).read()) if os.path.exists(state) else 0
+open(state, "w").write(str(n + 1))
+f = [float(x) for x in os.environ.get("FAKE_BS_FACTORS", "1").split(",")]
+f = f[(n // 2) % len(f)]
+size = 4 if "--float" in sys.argv else 8
+count = int(sys.argv[sys.argv.index("--arraysize") + 1])
+print("CUDA Driver: 13000")
+print("function,num_times,n_elements,sizeof,max_MB_per_sec,min_runtime,max_runtime,avg_runtime")
+for op, w, g in (("Copy", 2, 4034), ("Mul", 2, 4020), ("Add", 3, 4361), ("Triad", 3, 4367), ("Dot", 2, 4441)):
+    t = w * size * count / (g * f * 1e9)
+    print(f"{op},100,{count},{size},{g * f * 1e3:.6g},{t:.6g},{t * 1.05:.6g},{t * 1.01:.6g}")
+sys.exit(int(os.environ.get("FAKE_BS_RC", "0")))
+"""
+
+# A stand-in for cuda_stream_bench: BM_stream_host_clock's counters in its
+# --benchmark_out file, roster at FAKE_ROSTER_FACTORS (one per call) of BabelStream.
+FAKE_CUDA_BENCH = """#!PYTHON
+import json, os, sys
+state = os.environ["FAKE_STATE"] + "/cuda"
+n = int(open(state).read()) if os.path.exists(state) else 0
+open(state, "w").write(str(n + 1))
+f = [float(x) for x in os.environ.get("FAKE_ROSTER_FACTORS", "1.02").split(",")]
+f = f[min(n, len(f) - 1)]
+out = next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--benchmark_out="))
+bench = []
+for t in ("float", "double"):
+    b = {"name": f"BM_stream_host_clock<{t}>/iterations:100/manual_time", "run_type": "iteration"}
+    for op, g in (("copy", 4034), ("mul", 4020), ("add", 4361), ("triad", 4367), ("dot", 4441)):
+        b[op + "_best_GBps"] = g * f
+    bench.append(b)
+json.dump({"benchmarks": bench}, open(out, "w"))
+"""
+
+
+class StreamCompareRun(unittest.TestCase):
+    """gpu-stream-compare measuring, with stand-ins for nvidia-smi, BabelStream
+    and cuda_stream_bench: the rounds, their raw files, the exit status, the
+    re-measure of a row that missed inside its spread."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="stream-run-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.bin = os.path.join(self.dir, "bin")
+        self.build = os.path.join(self.dir, "build")
+        os.makedirs(self.bin)
+        os.makedirs(os.path.join(self.build, "bench"))
+        os.makedirs(os.path.join(self.dir, "state"))
+        for path, text in ((os.path.join(self.bin, "nvidia-smi"), FAKE_NVIDIA_SMI),
+                           (os.path.join(self.dir, "cuda-stream"), FAKE_BABELSTREAM),
+                           (os.path.join(self.build, "bench", "cuda_stream_bench"), FAKE_CUDA_BENCH)):
+            with open(path, "w") as f:
+                f.write(text.replace("#!PYTHON", "#!" + sys.executable))
+            os.chmod(path, 0o755)
+        self.env = {"PATH": self.bin + os.pathsep + os.environ["PATH"], "FAKE_STATE": os.path.join(self.dir, "state"),
+                    "BABELSTREAM_BIN": os.path.join(self.dir, "cuda-stream"), "BABELSTREAM_COMMIT": "57637d5",
+                    "BABELSTREAM_OMP_BIN": ""}
+        self.out = os.path.join(self.dir, "out")
+
+    def measure(self, **env):
+        return run(self.build, "--out", self.out, "--rounds", "3", env=dict(self.env, **env))
+
+    def test_rounds_and_their_raw_files(self):
+        rc, out = self.measure()
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(row(out, "CUDA double triad: roster / BabelStream"), r"4454\.3 +4367\.0 +1\.020 .* pass$")
+        self.assertIn("not run (bench/vulkan_stream_bench is not built", row(out, "Vulkan float copy"))
+        for i in range(3):
+            for f in ("babelstream-cuda-float.csv", "babelstream-cuda-double.csv", "cuda_stream.json", "status.json"):
+                self.assertTrue(os.path.isfile(os.path.join(self.out, f"round{i}", f)), f)
+        with open(os.path.join(self.out, "meta.json")) as f:
+            meta = json.load(f)
+        self.assertEqual((meta["babelstream_commit"], meta["rounds"]), ("57637d5", 3))
+        self.assertEqual(len(meta["babelstream_sha256"]), 64)
+        with open(os.path.join(self.out, "stream-compare.json")) as f:
+            doc = json.load(f)
+        self.assertEqual(doc["meta"]["babelstream_format"], "BabelStream main (max_MB_per_sec)")
+        self.assertEqual(len(doc["rows"][0]["values"]), 3)  # every round's figure, not only the median
+        self.assertFalse(os.path.exists(os.path.join(self.out, "remeasure")))
+
+    def test_babelstream_failing_fails_its_rows(self):
+        rc, out = self.measure(FAKE_BS_RC="1")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL (babelstream-cuda-float exited 1 in round0", row(out, "CUDA float copy"))
+
+    def test_a_miss_inside_the_spread_is_measured_again(self):
+        rc, out = self.measure(FAKE_BS_FACTORS="0.98,1.02,1.0", FAKE_ROSTER_FACTORS="0.978,0.978,0.978,0.995")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("pass on re-measure (first 3 rounds missed by 1.2%", row(out, "CUDA double copy"))
+        self.assertEqual(len(os.listdir(os.path.join(self.out, "remeasure"))), 6)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
