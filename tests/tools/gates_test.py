@@ -321,5 +321,31 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "cuda_stream_bench and bench-check"), r"FAIL +NOT RUN: the time budget")
 
 
+class GpuCheckVulkan(unittest.TestCase):
+    """scripts/gpu-check-vulkan alone on a fake build folder prints its own table and fails."""
+
+    def test_fake_build_fails(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        tb = os.path.join(tmp, "build", "tests", "backends")
+        os.makedirs(tb)
+        path = os.path.join(tb, "vulkan_backend_test")
+        write(path, "#!/bin/sh\ncat <<'EOF'\n" + gtest_log(ok=["vulkan_backend.opens"],
+                                                           skipped=["vulkan_backend.lavapipe_is_a_cpu_adapter_with_f64"])
+              + "EOF\n")
+        os.chmod(path, 0o755)
+        allow = os.path.join(tmp, "allow.txt")
+        write(allow, "vulkan_backend*:vulkan_backend.lavapipe_is_a_cpu_adapter_with_f64 | a lavapipe test\n")
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check-vulkan"), os.path.join(tmp, "build")],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, OUT=os.path.join(tmp, "out"), GPU_CHECK_ALLOW=allow))
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        table = r.stdout[r.stdout.index("gpu-check-vulkan "):]
+        self.assertRegex(line(table, "vulkan_backend "), r"ALLOWED +PARTIAL: 1 passed, 1 skipped")
+        self.assertRegex(line(table, "vulkan_nof64"), r"FAIL +MISSING")
+        self.assertRegex(line(table, "vulkan_stream_bench"), r"FAIL +MISSING")
+        self.assertIn("vulkan_backend*:vulkan_backend.lavapipe_is_a_cpu_adapter_with_f64 | a lavapipe test", table)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
