@@ -293,6 +293,7 @@ class GpuCheck(unittest.TestCase):
         allow = os.path.join(tmp, "allow.txt")
         write(allow, "")
         env = {"OUT": out, "GPU_CHECK_SANITIZE": "0", "GPU_CHECK_VULKAN": "0", "GPU_CHECK_PLACEMENT": "0",
+               "GPU_CHECK_VULKAN_LOADER": "0",
                "GPU_CHECK_ALLOW": allow, "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
                "PATH": "/usr/bin:/bin:" + os.path.dirname(sys.executable)}
         r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
@@ -338,7 +339,8 @@ class GpuCheckVulkan(unittest.TestCase):
         write(allow, "vulkan_backend*:vulkan_backend.lavapipe_is_a_cpu_adapter_with_f64 | a lavapipe test\n")
         r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check-vulkan"), os.path.join(tmp, "build")],
                            capture_output=True, text=True,
-                           env=dict(os.environ, OUT=os.path.join(tmp, "out"), GPU_CHECK_ALLOW=allow))
+                           env=dict(os.environ, OUT=os.path.join(tmp, "out"), GPU_CHECK_ALLOW=allow,
+                                    GPU_CHECK_VULKAN_LOADER="0"))
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         table = r.stdout[r.stdout.index("gpu-check-vulkan "):]
         self.assertRegex(line(table, "vulkan_backend "), r"ALLOWED +PARTIAL: 1 passed, 1 skipped")
