@@ -292,10 +292,13 @@ class GpuCheck(unittest.TestCase):
         out = os.path.join(tmp, "out")
         allow = os.path.join(tmp, "allow.txt")
         write(allow, "")
+        # No GPU, even on a GPU node: an nvidia-smi that lists none.
+        os.makedirs(os.path.join(tmp, "bin"))
+        fake(os.path.join(tmp, "bin", "nvidia-smi"), "", rc=9)
         env = {"OUT": out, "GPU_CHECK_SANITIZE": "0", "GPU_CHECK_VULKAN": "0", "GPU_CHECK_PLACEMENT": "0",
                "GPU_CHECK_VULKAN_LOADER": "0",
                "GPU_CHECK_ALLOW": allow, "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
-               "PATH": "/usr/bin:/bin:" + os.path.dirname(sys.executable)}
+               "PATH": os.path.join(tmp, "bin") + ":/usr/bin:/bin:" + os.path.dirname(sys.executable)}
         r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
                            text=True, env=dict(os.environ, **env))
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
