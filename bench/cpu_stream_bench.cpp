@@ -6,6 +6,14 @@
 // roster_cpu_no_streaming/* is the backend with its streaming stores turned
 // off, to show what they add; */chain* runs copy, mul, add, triad back to back
 // (roster: one fused program, or four programs; OpenMP: four loops).
+//
+// Each benchmark's label names the instruction set its loop runs: roster's
+// plain loops run their AVX2 copy where the build targets the x86-64
+// baseline and the CPU has AVX2 (cpu::device::wide_loops()), so the OpenMP
+// loops are compiled twice too, for the build's target and for AVX2, and
+// run the copy roster's plain loops run. roster's streaming stores are its
+// 16-byte non-temporal loop, compiled for the build's target; their label
+// says so. scripts/bench-check fails a like-for-like row whose labels differ.
 #include <roster/backends/cpu.hpp>
 #include <roster/roster.hpp>
 
@@ -61,41 +69,81 @@ omp_arrays& omp() {
   return arrays;
 }
 
+// One OpenMP loop of kernel k. The body is written once and compiled into
+// two functions, the build's target and AVX2: the pragma must stand inside
+// the function that carries the target attribute, so that the loop GCC
+// outlines for the threads is compiled for it too.
+#define ROSTER_BENCH_OMP_LOOPS                                                  \
+  double sum = 0.0;                                                             \
+  switch (k) {                                                                  \
+    case kernel::copy:                                                          \
+      _Pragma("omp parallel for schedule(static)")                              \
+      for (std::size_t i = 0; i < len; ++i) c[i] = a[i];                        \
+      break;                                                                    \
+    case kernel::mul:                                                           \
+      _Pragma("omp parallel for schedule(static)")                              \
+      for (std::size_t i = 0; i < len; ++i) b[i] = scalar * c[i];               \
+      break;                                                                    \
+    case kernel::add:                                                           \
+      _Pragma("omp parallel for schedule(static)")                              \
+      for (std::size_t i = 0; i < len; ++i) c[i] = a[i] + b[i];                 \
+      break;                                                                    \
+    case kernel::triad:                                                         \
+      _Pragma("omp parallel for schedule(static)")                              \
+      for (std::size_t i = 0; i < len; ++i) a[i] = b[i] + scalar * c[i];        \
+      break;                                                                    \
+    case kernel::dot:                                                           \
+      _Pragma("omp parallel for schedule(static) reduction(+ : sum)")           \
+      for (std::size_t i = 0; i < len; ++i) sum += a[i] * b[i];                 \
+      break;                                                                    \
+  }                                                                             \
+  return sum
+
+__attribute__((noinline)) double omp_loops(kernel k, double* __restrict a, double* __restrict b,
+                                           double* __restrict c, std::size_t len) {
+  ROSTER_BENCH_OMP_LOOPS;
+}
+
+#if ROSTER_CPU_WIDE_CLONE
+__attribute__((noinline)) ROSTER_CPU_WIDE double omp_loops_wide(kernel k, double* __restrict a,
+                                                                double* __restrict b, double* __restrict c,
+                                                                std::size_t len) {
+  ROSTER_BENCH_OMP_LOOPS;
+}
+#endif
+
+// The instruction set a build's own loops target, from the compiler's macros.
+const char* build_isa() {
+#if defined(__AVX512F__)
+  return "avx512f";
+#elif defined(__AVX2__)
+  return "avx2";
+#elif defined(__SSE2__)
+  return "sse2";
+#else
+  return "the build's target";
+#endif
+}
+
+std::string isa_label(bool wide) { return std::string("isa=") + (wide ? "avx2" : build_isa()); }
+
+bool roster_wide_loops();
+
 void omp_kernel(benchmark::State& state, kernel k) {
   auto& m = omp();
-  double* __restrict a = m.a;
-  double* __restrict b = m.b;
-  double* __restrict c = m.c;
-  const std::size_t len = n;
+  // The copy roster's plain loops run (see the top of this file).
+  const bool wide = roster_wide_loops();
   for (auto _ : state) {
-    switch (k) {
-      case kernel::copy:
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < len; ++i) c[i] = a[i];
-        break;
-      case kernel::mul:
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < len; ++i) b[i] = scalar * c[i];
-        break;
-      case kernel::add:
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < len; ++i) c[i] = a[i] + b[i];
-        break;
-      case kernel::triad:
-#pragma omp parallel for schedule(static)
-        for (std::size_t i = 0; i < len; ++i) a[i] = b[i] + scalar * c[i];
-        break;
-      case kernel::dot: {
-        double sum = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : sum)
-        for (std::size_t i = 0; i < len; ++i) sum += a[i] * b[i];
-        benchmark::DoNotOptimize(sum);
-        break;
-      }
-    }
+#if ROSTER_CPU_WIDE_CLONE
+    const double sum = wide ? omp_loops_wide(k, m.a, m.b, m.c, n) : omp_loops(k, m.a, m.b, m.c, n);
+#else
+    const double sum = omp_loops(k, m.a, m.b, m.c, n);
+#endif
+    benchmark::DoNotOptimize(sum);
     benchmark::ClobberMemory();
   }
   set_counters(state, k);
+  state.SetLabel(isa_label(wide));
 }
 
 // ---- roster's CPU backend ---------------------------------------------------
@@ -146,6 +194,11 @@ roster_arrays& ros() {
   return arrays;
 }
 
+bool roster_wide_loops() {
+  auto* cpu = dynamic_cast<roster::cpu::device*>(ros().device.get());
+  return cpu != nullptr && cpu->wide_loops();
+}
+
 omp_arrays::omp_arrays() {
   auto& r = ros();
   auto host = [&](const roster::buffer& b) {
@@ -177,6 +230,11 @@ void time_roster(benchmark::State& state, kernel k, std::size_t threshold) {
   }
   if (cpu != nullptr) cpu->set_streaming_threshold(default_threshold());
   set_counters(state, k);
+  // A one-step program over at least the threshold's bytes streams its stores
+  // (dot has none to stream): that loop is the 16-byte non-temporal one.
+  const bool streams = k != kernel::dot && roster::cpu::detail::cpu_has_streaming && bytes_of(k) > threshold;
+  state.SetLabel(streams ? std::string("isa=") + build_isa() + ", 16-byte streaming stores"
+                         : isa_label(roster_wide_loops()));
 }
 
 void roster_kernel(benchmark::State& state, kernel k) { time_roster(state, k, default_threshold()); }

@@ -1,10 +1,22 @@
-// The CUDA backend's bandwidth and dispatch cost, measured as BabelStream does:
-// 2^28 elements, each op a one-step roster program, the median of 100 runs
-// timed with CUDA events, GB/s from BabelStream's byte counts. The baselines
-// run in the same binary: the two programs a fused one replaces, the split
-// grid sync against the native one, and a bare cudaLaunchKernel of the same
-// kernel. BabelStream itself runs beside this binary, built from its source,
-// in scripts/gpu-stream-compare (called by scripts/gpu-check).
+// The CUDA backend's bandwidth and dispatch cost: 2^28 elements, each op a
+// one-step roster program, GB/s from BabelStream's byte counts (copy, mul
+// and dot move two arrays, add and triad three).
+//
+// - BM_stream_host_clock: timed the way BabelStream times (its src/main.cpp
+//   and src/cuda/CUDAStream.cu at commit 57637d5): the ops run in its
+//   classic order (copy, mul, add, triad, dot, then again), 100 times, each
+//   run timed by the host clock around the launch and the wait for it
+//   (BabelStream: high_resolution_clock around a kernel launch and
+//   cudaStreamSynchronize; here steady_clock around dispatch() and
+//   synchronize()), the first run dropped; counters give the fastest run
+//   (BabelStream's headline) and the median. scripts/gpu-stream-compare sets
+//   these beside BabelStream's own output, run one after the other.
+// - BM_op: the median of 100 runs timed with CUDA events (the device's
+//   clock, without the host's share), for the figures of the CUDA backend.
+//
+// The baselines run in the same binary: the two programs a fused one
+// replaces, the split grid sync against the native one, and a bare
+// cudaLaunchKernel of the same kernel.
 
 #include <roster/acquire.hpp>
 #include <roster/backends/cuda.hpp>
@@ -118,6 +130,50 @@ void BM_op(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_op, float)->DenseRange(0, 4)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_TEMPLATE(BM_op, double)->DenseRange(0, 4)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// The five ops in BabelStream's classic order, each run timed by the host
+// clock around dispatch() and synchronize() (see the top of this file).
+template <class T>
+void BM_stream_host_clock(benchmark::State& state) {
+  auto& st = state_of();
+  if (!st.dev) return state.SkipWithError(("no CUDA device: " + st.why).c_str());
+  const arrays& x = std::is_same_v<T, double> ? st.f64 : st.f32;
+  if (auto ok = st.dev->set_mode(rc::grid_sync_mode::native); !ok) (void)st.dev->set_mode(rc::grid_sync_mode::split);
+  constexpr const char* names[] = {"copy", "mul", "add", "triad", "dot"};
+  program p[5];
+  p[0].copy(x.c, x.a);
+  p[1].mul(x.b, x.c, 0.4);
+  p[2].add(x.c, x.a, x.b);
+  p[3].triad(x.a, x.b, x.c, 0.4);
+  p[4].dot(x.r, x.a, x.b);
+  std::vector<double> seconds[5];
+  using clock = std::chrono::steady_clock;
+  for (auto _ : state) {
+    double total = 0.0;
+    for (int k = 0; k < 5; ++k) {
+      const auto t0 = clock::now();
+      auto ok = st.dev->dispatch(p[k]);
+      if (ok) ok = st.dev->synchronize();
+      const auto t1 = clock::now();
+      if (!ok) return state.SkipWithError(ok.error().message().c_str());
+      const double s = std::chrono::duration<double>(t1 - t0).count();
+      seconds[k].push_back(s);
+      total += s;
+    }
+    state.SetIterationTime(total);
+  }
+  for (int k = 0; k < 5; ++k) {
+    std::vector<double> v(seconds[k].begin() + 1, seconds[k].end());  // the first run dropped, as BabelStream does
+    std::sort(v.begin(), v.end());
+    const double bytes = static_cast<double>(roster::bytes_moved(p[k].steps()[0]));
+    state.counters[std::string(names[k]) + "_best_GBps"] = bytes / v.front() * 1e-9;
+    state.counters[std::string(names[k]) + "_median_GBps"] = bytes / v[v.size() / 2] * 1e-9;
+  }
+  state.counters["runs"] = static_cast<double>(seconds[0].size() - 1);
+  state.SetLabel("host clock around dispatch and synchronize, classic order, first run dropped");
+}
+BENCHMARK_TEMPLATE(BM_stream_host_clock, float)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_stream_host_clock, double)->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // triad then dot: one fused program (one pass) against the two as separate programs.
 template <class T>

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The checking scripts on recorded outputs (tests/tools/recorded/): the
-BabelStream comparison's parsing and verdicts, the test summary's skip
-counting and allow-list, and bench-check's verdicts and Markdown table."""
+test summary's skip counting and allow-list, and bench-check's verdicts and
+Markdown table (gpu-stream-compare: stream_compare_test.py; the GPU-node
+gates: gates_test.py)."""
 import json
 import os
 import subprocess
@@ -23,48 +24,6 @@ def row(out, start):
         if line.startswith(start):
             return line
     raise AssertionError(f"no line starting {start!r} in:\n{out}")
-
-
-class StreamCompare(unittest.TestCase):
-    script = os.path.join(ROOT, "scripts", "gpu-stream-compare")
-
-    def test_recorded_pass(self):
-        rc, out = run(self.script, "--recorded", os.path.join(REC, "stream-compare-pass"))
-        self.assertEqual(rc, 0, out)
-        # Median over three rounds of BabelStream's best, beside roster's median.
-        self.assertRegex(row(out, "CUDA double copy: roster / BabelStream"), r"4259\.0 +3990\.0 +1\.067 .* pass$")
-        self.assertRegex(row(out, "Vulkan float dot: Vulkan / roster CUDA"), r"4550\.0 +4531\.0 +1\.004 .* pass$")
-        self.assertRegex(row(out, "CPU double triad: roster (no streaming stores)"), r"8010\.0 +7842\.3 +1\.021 .* pass$")
-        self.assertIn("30 pass, 0 within spread, 0 FAIL, 0 not run", out)
-
-    def test_recorded_fail_and_not_run(self):
-        rc, out = run(self.script, "--recorded", os.path.join(REC, "stream-compare-fail"))
-        self.assertEqual(rc, 1, out)
-        self.assertRegex(row(out, "CUDA float copy: roster / BabelStream"), r"3000\.0 +3154\.0 +0\.951 .* FAIL$")
-        self.assertIn("not run (bench/vulkan_stream_bench is not built in /build)",
-                      row(out, "Vulkan double add: Vulkan / roster CUDA"))
-        self.assertIn("19 pass, 0 within spread, 1 FAIL, 10 not run", out)
-
-    def test_babelstream_csv(self):
-        sys.path.insert(0, os.path.join(ROOT, "scripts"))
-        import importlib.machinery
-        mod = importlib.machinery.SourceFileLoader("gsc", self.script).load_module()
-        text = open(os.path.join(REC, "stream-compare-pass", "round0", "babelstream-cuda-double.csv")).read()
-        got = mod.parse_babelstream_csv(text)
-        self.assertEqual(sorted(got), sorted(["copy", "mul", "add", "triad", "dot"]))
-        self.assertAlmostEqual(got["triad"], 4387.0)
-        mean = mod.parse_babelstream_csv(text, "mean")  # avg_runtime is 1.01 x min_runtime there
-        self.assertAlmostEqual(mean["triad"], 4387.0 / 1.01, places=1)
-
-    def test_build_commands(self):
-        env = dict(os.environ, BABELSTREAM_SRC="/src/bs")
-        r = subprocess.run([sys.executable, self.script, "--print-build-commands", "--out", "/o"],
-                           capture_output=True, text=True, env=env)
-        lines = r.stdout.splitlines()
-        self.assertEqual(lines[0], "nvcc -O3 -std=c++17 -arch=sm_90 -DCUDA -I/src/bs/src -I/src/bs/src/cuda "
-                                   "/src/bs/src/main.cpp /src/bs/src/cuda/CUDAStream.cu -o /o/babelstream-cuda")
-        self.assertEqual(lines[1], "g++ -O3 -std=c++17 -march=native -fopenmp -DOMP -I/src/bs/src -I/src/bs/src/omp "
-                                   "/src/bs/src/main.cpp /src/bs/src/omp/OMPStream.cpp -o /o/babelstream-omp")
 
 
 class TestSummary(unittest.TestCase):
@@ -115,11 +74,12 @@ class BenchCheck(unittest.TestCase):
                       "--targets", os.path.join(REC, "bench-targets.json"))
         self.assertEqual(rc, 1, out)
         self.assertRegex(row(out, "lookup"), r"1\.02[0-9] +ratio <= 1\.05 .* pass$")
-        self.assertIn("within spread (misses by", row(out, "collection"))
+        # A miss inside the spread asks for a re-measure, and fails until one passes.
+        self.assertIn("re-measure (misses by 3.0%, within the spread 3.6%", row(out, "collection"))
         self.assertIn("FAIL (misses by", row(out, "hit"))
         self.assertIn("not run (needs a CUDA GPU", row(out, "vulkan"))
         self.assertIn("FAIL (exit 5:", row(out, "verified"))
-        self.assertIn("1 pass, 1 within spread, 2 FAIL, 1 not run", out)
+        self.assertIn("1 pass, 0 pass on re-measure, 1 re-measure, 2 FAIL, 1 not run", out)
 
     def test_added_cost_against_an_absolute_limit(self):
         # inventory_startup's shape: per repetition the empty program's wall
@@ -140,7 +100,7 @@ class BenchCheck(unittest.TestCase):
         tf = os.path.join(tmp, "targets.json")
         json.dump(targets, open(tf, "w"))
         cases = [([-0.03, -0.02, -0.04, -0.03, -0.01], 0, r"-0\.03 ms +0\.7.* ms +- +added <= 0\.1 ms .* pass$"),
-                 ([0.11, 0.09, 0.13, 0.10, 0.12], 0, r"within spread \(misses by 10\.0%, within the spread 20\.0%\)"),
+                 ([0.11, 0.09, 0.13, 0.10, 0.12], 1, r"re-measure \(misses by 10\.0%, within the spread 20\.0%"),
                  ([0.50, 0.52, 0.49, 0.51, 0.50], 1, r"FAIL \(misses by 400\.0%")]
         for added, want_rc, pattern in cases:
             rf = os.path.join(tmp, "results.json")
@@ -212,11 +172,11 @@ class BenchCheck(unittest.TestCase):
         self.assertRegex(row(out, "tuned vs best alone"), r"19\.4 GB/s +19\.5 GB/s +0\.995 +ratio >= 0\.98 .* pass$")
         self.assertRegex(row(out, "tuned vs default"), r"2\.3[0-9]{2} +ratio >= 1 .* pass$")
         # The default kept (no record, or one the noise refused): 2% below
-        # the default inside a 2.4% spread passes as within spread...
+        # the default inside a 2.4% spread asks for a re-measure (never a pass)...
         rc, out = self.judge(targets, reps([8.2, 8.4, 8.0, 8.3, 8.1], [19.5, 19.6, 19.4, 19.5, 19.5],
                                            [8.4, 8.6, 8.2, 8.3, 8.5]))
         self.assertEqual(rc, 1, out)  # ...while the best variant alone was 2.4 times faster: FAIL
-        self.assertRegex(row(out, "tuned vs default"), r"0\.976 +ratio >= 1 +2\.4% +within spread \(misses by 2\.4%, within the spread 2\.4%\)")
+        self.assertRegex(row(out, "tuned vs default"), r"0\.976 +ratio >= 1 +2\.4% +re-measure \(misses by 2\.4%, within the spread 2\.4%")
         self.assertRegex(row(out, "tuned vs best alone"), r"0\.421 .* FAIL \(misses by 57\.1%, beyond the spread")
         # ...and 10.7% slower than the default beyond a 1.3% spread fails.
         rc, out = self.judge(targets, reps([7.5, 7.6, 7.4, 7.6, 7.5], [8.4, 8.5, 8.3, 8.4, 8.5],
@@ -242,10 +202,10 @@ class BenchCheck(unittest.TestCase):
             targets = json.load(f)
         figs = {f["id"]: f for f in targets["figures"]}
         progs = targets["programs"]
-        want = {"kernel-call-added": ("added_max", 0.5, "cuda"), "kernel-call-bandwidth": ("ratio_max", 1.02, "cuda"),
+        want = {"kernel-call-added": ("added_max", 0.05, "cuda"), "kernel-call-bandwidth": ("ratio_max", 1.02, "cuda"),
                 "stencil-cuda-OP": ("ratio_min", 0.95, "cuda"), "stencil-cpu-OP": ("ratio_min", 0.95, None),
-                "tuned-cuda-best": ("ratio_min", 0.98, "cuda"), "tuned-cuda-default": ("ratio_min", 1.0, "cuda"),
-                "tuned-cpu-best": ("ratio_min", 0.98, None), "tuned-cpu-default": ("ratio_min", 1.0, None)}
+                "tuned-cuda-best": ("ratio_min", 0.98, "cuda"), "tuned-cuda-default": ("ratio_min", 1.5, "cuda"),
+                "tuned-cpu-best": ("ratio_min", 0.98, None), "tuned-cpu-default": ("ratio_min", 1.5, None)}
         for fid, (compare, limit, needs) in want.items():
             self.assertIn(fid, figs)
             self.assertEqual((figs[fid]["compare"], figs[fid]["limit"]), (compare, limit), fid)
@@ -259,13 +219,18 @@ class BenchCheck(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
             f.write("# Benchmarks\n\n" + md + "\nmore text\n")
         try:
-            rc, out = run(self.script, "--check-readme", f.name, os.path.join(REC, "bench-check.json"))
+            rc, out = run(self.script, "--check-readme", f.name)
             self.assertEqual(rc, 0, out)
             text = open(f.name).read().replace("1.023", "0.999")
             open(f.name, "w").write(text)
-            rc, out = run(self.script, "--check-readme", f.name, os.path.join(REC, "bench-check.json"))
+            rc, out = run(self.script, "--check-readme", f.name)
             self.assertEqual(rc, 1, out)
             self.assertIn("Fix: replace it with the output of scripts/bench-check --markdown", out)
+            # A table naming a file that is not there.
+            open(f.name, "w").write(md.replace("tests/tools/recorded/bench-check.json", "bench/results/none.json"))
+            rc, out = run(self.script, "--check-readme", f.name)
+            self.assertEqual(rc, 1, out)
+            self.assertIn("names bench/results/none.json, which does not exist", out)
         finally:
             os.unlink(f.name)
 
@@ -283,7 +248,7 @@ if os.environ.get("ROSTER_BUILD_ROOT"):
             self.assertRegex(row(out, "results verified (wrong triad)"),
                              r"FAIL \(exit 5: .*toolfake:0 float triad: wrong result: element 512 of 1024")
             self.assertRegex(row(out, "results verified (right kernels)"), r"pass$")
-            self.assertIn("1 pass, 0 within spread, 1 FAIL, 0 not run", out)
+            self.assertIn("1 pass, 0 pass on re-measure, 0 re-measure, 1 FAIL, 0 not run", out)
 
 
 if __name__ == "__main__":
