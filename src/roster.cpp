@@ -1,5 +1,6 @@
 // The compiled library: the out-of-line code of every core header, once,
 // lowest layer first (scripts/layers.txt).
+#include <roster/detail/env-inl.hpp>
 #include <roster/detail/inventory-inl.hpp>
 #include <roster/detail/program-inl.hpp>
 #include <roster/detail/kernels-inl.hpp>

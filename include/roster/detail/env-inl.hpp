@@ -1,0 +1,63 @@
+#pragma once
+// Private: the environment's parsers.
+
+#include <roster/env.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/text.hpp>
+
+#include <string>
+
+namespace roster::env {
+
+namespace detail_env {
+inline error malformed(const char* name, std::string_view value, std::string_view expected_words) {
+  return error(errc::invalid_argument,
+               std::string(name) + "='" + std::string(value) + "' is not " + std::string(expected_words),
+               "set " + std::string(name) + " to " + std::string(expected_words) + ", or unset it");
+}
+}  // namespace detail_env
+
+ROSTER_INLINE std::optional<std::string_view> text(const char* name) noexcept { return detail::env_text(name); }
+
+ROSTER_INLINE std::optional<bool> parse_flag(std::string_view value) noexcept {
+  value = detail::trim(value);
+  for (std::string_view yes : {"1", "true", "yes", "on"})
+    if (detail::iequal(value, yes)) return true;
+  for (std::string_view no : {"0", "false", "no", "off"})
+    if (detail::iequal(value, no)) return false;
+  return std::nullopt;
+}
+
+ROSTER_INLINE expected<std::optional<bool>> flag(const char* name) {
+  const auto value = text(name);
+  if (!value || detail::trim(*value).empty()) return std::optional<bool>{};
+  if (auto b = parse_flag(*value)) return std::optional<bool>(*b);
+  return detail_env::malformed(name, *value, "one of 1, true, yes, on or 0, false, no, off");
+}
+
+ROSTER_INLINE expected<std::optional<std::uint64_t>> whole_number(const char* name, std::uint64_t min,
+                                                                 std::uint64_t max) {
+  const auto value = text(name);
+  if (!value || detail::trim(*value).empty()) return std::optional<std::uint64_t>{};
+  const auto n = detail::parse_uint(detail::trim(*value), max);
+  if (!n || *n < min)
+    return detail_env::malformed(name, *value,
+                                 "a whole number from " + std::to_string(min) + " to " + std::to_string(max));
+  return std::optional<std::uint64_t>(*n);
+}
+
+ROSTER_INLINE expected<std::optional<std::size_t>> choice(const char* name,
+                                                         std::initializer_list<std::string_view> choices) {
+  const auto value = text(name);
+  if (!value || detail::trim(*value).empty()) return std::optional<std::size_t>{};
+  std::size_t i = 0;
+  std::string words;
+  for (std::string_view c : choices) {
+    if (detail::iequal(detail::trim(*value), c)) return std::optional<std::size_t>(i);
+    words += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(c);
+    ++i;
+  }
+  return detail_env::malformed(name, *value, "one of " + words);
+}
+
+}  // namespace roster::env
