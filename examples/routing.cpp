@@ -1,14 +1,16 @@
-// Lets roster route a program: the lowest-rank backend that dispatches here,
-// runs every op of the program and opens. Prints the choice and why each
-// lower-rank backend was passed over.
+// Lets roster route a program: roster::acquire_preferred opens the adapter
+// roster::decide() chooses for it (the primary circuit's, the rank's under an
+// MPI launcher, moving on only when that one cannot run the program). Prints
+// the choice, every reason, and why other adapters were passed over.
 #include <roster/roster.hpp>
 
 #include <cstdio>
 #include <string>
 
 static void show(const char* what, const roster::routed_device& r) {
-  std::printf("%s: %s (%s)\n", what, r.backend.c_str(), r.device->adapter().name.c_str());
-  for (const auto& p : r.passed) std::printf("  passed over %s: %s\n", p.backend.c_str(), p.reason.c_str());
+  std::printf("%s: %s (%s)\n", what, r.device->adapter().spec().c_str(), r.device->adapter().name.c_str());
+  for (const auto& why : r.decision.reasons) std::printf("  %s\n", why.c_str());
+  for (const auto& p : r.decision.passed) std::printf("  passed over %s: %s\n", p.spec.c_str(), p.reason.c_str());
 }
 
 int main() {
@@ -25,7 +27,7 @@ int main() {
   p.fill(*b, 1.0).fill(*c, 2.0).grid_sync().triad(*a, *b, *c, 3.0);
 
   // With the program built, route by the program itself:
-  auto routed = roster::acquire_preferred(p);   // routed->device, ->backend, ->passed (with reasons)
+  auto routed = roster::acquire_preferred(p);   // routed->device, ->backend, ->decision (with reasons)
   if (!routed) return std::fprintf(stderr, "%s\n", routed.error().message().c_str()), 1;
   show("by program", *routed);
   return dev.dispatch(p) ? 0 : 1;

@@ -17,5 +17,4 @@
 #include <roster/detail/select-inl.hpp>
 #include <roster/detail/circuits-inl.hpp>
 #include <roster/detail/binding-inl.hpp>
-#include <roster/detail/ranking-inl.hpp>
 #include <roster/detail/decide-inl.hpp>

@@ -70,6 +70,10 @@ struct adapter_info {
   std::uint32_t compute_units = 0;       ///< multiprocessors or cores
   bool native_grid_sync = false;         ///< can run a whole program in one launch
   bool f64 = true;                       ///< supports double buffers
+  /// A software implementation of its API on the host CPU (lavapipe,
+  /// SwiftShader, PoCL): without a record that says otherwise, it never
+  /// outranks a native adapter of the same device.
+  bool software = false;
   op_set ops = op_set::all();            ///< ops this adapter runs
   /// The vendor mask variable this backend's API already applied when it
   /// listed the adapter (the CUDA runtime applies CUDA_VISIBLE_DEVICES), so

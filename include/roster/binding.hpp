@@ -3,6 +3,7 @@
 /// and the record `roster-info bind` prints.
 
 #include <roster/circuits.hpp>
+#include <roster/decide.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/select.hpp>
@@ -37,10 +38,12 @@ struct bind_options {
   bool pin_cpus = false;
 };
 
-/// Binds this process to a circuit: local ranks go round-robin over the GPU
-/// circuits (counted after the selector, the masks and ROSTER_REQUIRE); the
-/// CPU circuit takes ranks only when no GPU circuit is left or the selector
-/// names it. When the launcher's local size exceeds the circuits, `warning`
+/// Binds this process to the circuit roster::decide() chooses for the
+/// primary role: local ranks go round-robin over the GPU circuits (counted
+/// after the selector, the masks and ROSTER_REQUIRE; an adapter with neither
+/// UUID nor PCI address takes no ranks unless the selector names it); the CPU
+/// circuit takes ranks only when no GPU circuit is left or the selector names
+/// it. When the launcher's local size exceeds the circuits, `warning`
 /// says how many ranks share this rank's device (also in the trace). Reports
 /// the CPUs local to the device and pins to them when asked. No circuit is an
 /// error, and so is a local size past local_rank_limit.

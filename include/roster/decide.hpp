@@ -1,39 +1,112 @@
 #pragma once
-/// The decision of where to run: the router (acquire_preferred), which opens
-/// the device that runs a program.
+/// The one decision of where to run. decide() takes what the caller needs (a
+/// role, ops and an element type or a whole program) and returns the adapter
+/// to use with every reason: what the selector, the vendor masks and
+/// ROSTER_REQUIRE left (circuits), the launcher's local rank, the role, the
+/// capability and the measurements. The roles, the router, default_device and
+/// bind_rank (binding.hpp) are thin calls of it, so on one machine and one
+/// environment they name the same adapter.
 
 #include <roster/acquire.hpp>
 #include <roster/backend.hpp>
+#include <roster/circuits.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/program.hpp>
+#include <roster/select.hpp>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roster {
 
-/// A backend the router did not choose, and why.
+/// What a caller keeps a device for.
+enum class role : std::uint8_t {
+  primary,    ///< the main workload: the best circuit (the launcher's rank's, under one)
+  auxiliary,  ///< side work: the best circuit other than the primary's
+};
+
+/// Returns "primary" or "auxiliary".
+constexpr std::string_view to_string(role r) noexcept { return r == role::primary ? "primary" : "auxiliary"; }
+
+/// What the decision is asked for.
+struct decision_request {
+  roster::role role = roster::role::primary;
+  op_set ops{};                          ///< built-in ops the work needs; empty: any adapter that dispatches
+  std::optional<element_type> type;      ///< its element type; unset: either
+  const roster::program* program = nullptr;  ///< the work itself (its ops, type and calls); replaces ops and type
+  bool follow_launcher = true;           ///< under an MPI launcher, start from the local rank's circuit
+};
+
+/// An adapter the decision did not choose, and why.
 struct passed_over {
-  std::string backend;
+  std::string spec;  ///< e.g. "vulkan:0", or a backend id
   std::string reason;
 };
+
+/// Where the launcher's rank was bound.
+struct launcher_binding {
+  local_rank_info rank;
+  std::size_t pool = 0;  ///< circuits ranks go round-robin over
+  std::size_t slot = 0;  ///< this rank's place among them
+};
+
+/// The decision: the adapter, its circuit, the other adapters in the order
+/// they would be tried, and every reason.
+struct decision {
+  device_spec spec;                          ///< the adapter to open
+  adapter_info adapter;                      ///< its identity (only backend and ordinal when ROSTER_DEVICE named it unscanned)
+  const roster::circuit* circuit = nullptr;  ///< its circuit; null when ROSTER_DEVICE named it unscanned
+  std::vector<adapter_info> fallbacks;       ///< the next adapters that can run the work, in order
+  std::optional<launcher_binding> launcher;  ///< under an MPI launcher
+  std::vector<std::string> reasons;          ///< each part of the decision, e.g. "measurements: ..."
+  std::vector<passed_over> passed;           ///< adapters passed over, and why
+};
+
+/// Decides where to run what the request asks; also printed under ROSTER_TRACE.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<decision> decide(const decision_request& request = {});
+
+/// Returns the primary circuit (decide's), or null when there is none.
+[[nodiscard]] ROSTER_API ROSTER_INLINE const circuit* primary() noexcept;
+/// Returns the auxiliary circuit (decide's: the best other than the primary's,
+/// an integrated GPU first), or null when there is only one circuit.
+[[nodiscard]] ROSTER_API ROSTER_INLINE const circuit* auxiliary() noexcept;
+
+/// Opens the primary device (decide's), else the host CPU's; null only when
+/// nothing opens or ROSTER_REQUIRE rules the fallback out.
+[[nodiscard]] ROSTER_API ROSTER_INLINE device* try_primary_device() noexcept;
+/// Opens the auxiliary device (never the primary's while another circuit
+/// exists), else the primary's, else the host CPU's; null only when nothing opens.
+[[nodiscard]] ROSTER_API ROSTER_INLINE device* try_auxiliary_device() noexcept;
+/// Returns the device ROSTER_DEVICE names (no other backend is asked), else
+/// the primary device (decide's), through the cache.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device*> default_device() noexcept;
 
 /// The router's choice.
 struct routed_device {
   std::unique_ptr<roster::device> device;
   std::string backend;
-  std::vector<passed_over> passed;  ///< lower-rank backends passed over, in rank order
+  roster::decision decision;  ///< why, and what was passed over
 };
 
-/// Opens (with roster::acquire) the lowest-rank backend that dispatches on this
-/// host, runs every op of the program, and opens; says why each other backend
-/// was passed over.
+/// Opens (a new device, through the one open path) the adapter decide()
+/// chooses for a program: from the primary circuit (the rank's under a
+/// launcher), moving to another only when it cannot run the program.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p);
 /// Opens the preferred device for programs of these ops and element type,
 /// before any buffer exists (the program overload needs buffers of some device).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type);
+
+namespace detail {
+/// The circuits ranks go round-robin over: the identified GPU circuits (an
+/// adapter with neither UUID nor PCI address takes no ranks unless the
+/// selector names it); the others only when no GPU circuit is left.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<const circuit*> rank_pool(std::span<const circuit> list);
+}  // namespace detail
 
 }  // namespace roster
 

@@ -20,6 +20,11 @@ namespace roster {
 namespace detail {
 // Bumped by rescan(); circuits() re-scans when its snapshot is older.
 ROSTER_API ROSTER_INLINE std::atomic<std::uint64_t>& scan_generation() noexcept;
+/// Returns the cached device of a parsed spec, opening it on the first
+/// request (get_device without the parse); `text` is the caller's spelling,
+/// remembered for get_device's hit path when given.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<device*> cached_device(const device_spec& spec,
+                                                                        std::string_view text = {}) noexcept;
 }  // namespace detail
 
 /// Returns the cached device for a spec ("CPU", "cuda:1", " Vulkan:0 "), opening

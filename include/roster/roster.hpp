@@ -5,6 +5,7 @@
 #include <roster/backend.hpp>
 #include <roster/binding.hpp>
 #include <roster/circuits.hpp>
+#include <roster/occupancy.hpp>
 #include <roster/decide.hpp>
 #include <roster/device.hpp>
 #include <roster/env.hpp>
@@ -14,7 +15,6 @@
 #include <roster/native.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
-#include <roster/ranking.hpp>
 #include <roster/select.hpp>
 #include <roster/spec.hpp>
 #include <roster/split.hpp>

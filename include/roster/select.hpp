@@ -55,6 +55,10 @@ struct selector {
   /// include terms exist and none matches it; ordered by the first include
   /// term it matches.
   [[nodiscard]] ROSTER_API ROSTER_INLINE selector_verdict judge(const adapter_info& a) const;
+  /// Says why no adapter of backend `id` can be kept (an exclude term names
+  /// the whole backend, or include terms exist and none can match it), or
+  /// returns empty: circuits then do not ask that backend at all.
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::string rules_out(std::string_view id) const;
 };
 
 /// Parses `;`-separated terms, e.g. "cuda:0;vulkan:*", "!cpu:*", "*:gpu",

@@ -319,7 +319,7 @@ TEST(grid_sync_split, split_at_grid_sync_drops_syncs_and_empty_pieces) {
   EXPECT_EQ(pieces[1][0].op, roster::op::copy);
 }
 
-TEST(router, passes_over_emitter_missing_op_and_failing_open_with_reasons) {
+TEST(router, passes_over_adapters_that_cannot_run_the_program_with_reasons) {
   auto cpu = roster::acquire("cpu");
   ASSERT_TRUE(cpu);
   auto a = *(*cpu)->allocate<float>(8), b = *(*cpu)->allocate<float>(8), r = *(*cpu)->allocate<float>(1);
@@ -327,26 +327,22 @@ TEST(router, passes_over_emitter_missing_op_and_failing_open_with_reasons) {
   p.fill(a, 1).fill(b, 2).grid_sync().dot(r, a, b);
   auto routed = roster::acquire_preferred(p);
   ASSERT_TRUE(routed) << routed.error().message();
-  EXPECT_EQ(routed->backend, "cpu");
   ASSERT_NE(routed->device, nullptr);
-  auto reason = [&](std::string_view id) -> std::string {
-    for (const auto& x : routed->passed)
-      if (x.backend == id) return x.reason;
+  // The router is the decision: the same adapter decide() names for the program.
+  roster::decision_request req;
+  req.program = &p;
+  auto decided = roster::decide(req);
+  ASSERT_TRUE(decided);
+  EXPECT_EQ(routed->device->adapter().spec(), decided->spec.str());
+  auto reason = [&](std::string_view spec) -> std::string {
+    for (const auto& x : routed->decision.passed)
+      if (x.spec == spec) return x.reason;
     return "(not passed over)";
   };
-  EXPECT_NE(reason("test_registry_backend_emits").find("emits code only"), std::string::npos);
-  EXPECT_NE(reason("test_registry_backend_lacks_dot").find("does not run 'dot'"), std::string::npos);
-  EXPECT_NE(reason("test_registry_backend_fails_open").find("no device here"), std::string::npos);
-  EXPECT_NE(reason("test_registry_backend_throws").find("factory exploded"), std::string::npos);
-  EXPECT_NE(reason("test_registry_backend_null").find("returned no device"), std::string::npos);
-  // Backends ranked after the choice are not tried.
-  EXPECT_EQ(reason("test_registry_backend_nosync"), "(not passed over)");
-  // The passed-over list is in rank order.
-  std::vector<std::string> order;
-  for (const auto& x : routed->passed) order.push_back(x.backend);
-  auto pos = [&](std::string_view id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
-  EXPECT_LT(pos("test_registry_backend_emits"), pos("test_registry_backend_lacks_dot"));
-  EXPECT_LT(pos("test_registry_backend_lacks_dot"), pos("test_registry_backend_fails_open"));
+  EXPECT_NE(reason("test_registry_backend_emits:0").find("emits code only"), std::string::npos);
+  EXPECT_NE(reason("test_registry_backend_lacks_dot:0").find("does not run 'dot'"), std::string::npos);
+  EXPECT_NE(routed->backend, "test_registry_backend_emits");
+  EXPECT_NE(routed->backend, "test_registry_backend_lacks_dot");
 }
 
 TEST(router, program_without_dot_may_use_the_backend_lacking_dot) {
@@ -377,22 +373,22 @@ TEST(router, the_op_set_is_the_one_source_of_the_built_in_ops_a_backend_runs) {
   p.fill(a, 1).nstream(a, b, b, 2.0);
   auto routed = roster::acquire_preferred(p);
   ASSERT_TRUE(routed) << routed.error().message();
-  EXPECT_EQ(routed->backend, "cpu");
+  EXPECT_NE(routed->backend, "test_registry_backend_lacks_dot");
   std::string reason;
-  for (const auto& x : routed->passed)
-    if (x.backend == "test_registry_backend_lacks_dot") reason = x.reason;
+  for (const auto& x : routed->decision.passed)
+    if (x.spec == "test_registry_backend_lacks_dot:0") reason = x.reason;
   // The reason names what to add.
   EXPECT_EQ(reason, "does not run 'nstream': its op set lacks it (add them to the backend type's ops)");
   // By op set alone, before any buffer exists: the same rule.
   auto by_ops = roster::acquire_preferred(roster::op_set::of({roster::op::nstream}), roster::element_type::f64);
   ASSERT_TRUE(by_ops) << by_ops.error().message();
-  EXPECT_EQ(by_ops->backend, "cpu");
+  EXPECT_EQ(by_ops->backend, routed->backend);
   // A call of the built-in op by name is checked the same way.
   roster::program q;
   q.call("nstream", {a, b, b}, {2.0});
   auto routed_call = roster::acquire_preferred(q);
   ASSERT_TRUE(routed_call) << routed_call.error().message();
-  EXPECT_EQ(routed_call->backend, "cpu");
+  EXPECT_EQ(routed_call->backend, routed->backend);
   // With only fill, the backend that runs it is taken.
   roster::program r;
   r.call("fill", {a}, {1.0});
@@ -499,17 +495,25 @@ TEST(router, routes_by_ops_and_type_before_any_buffer_exists) {
   using roster::op;
   auto with_dot = roster::acquire_preferred(roster::op_set::of({op::fill, op::dot}), roster::element_type::f64);
   ASSERT_TRUE(with_dot) << with_dot.error().message();
-  EXPECT_EQ(with_dot->backend, "cpu");
+  EXPECT_NE(with_dot->backend, "test_registry_backend_lacks_dot");
   auto without_dot = roster::acquire_preferred(roster::op_set::of({op::fill}), roster::element_type::f32);
   ASSERT_TRUE(without_dot) << without_dot.error().message();
   EXPECT_EQ(without_dot->backend, "test_registry_backend_lacks_dot");
-  // The routed device then allocates the program's buffers and runs it.
-  auto a = with_dot->device->allocate<double>(4), r = with_dot->device->allocate<double>(1);
+  // The routed device then allocates the program's buffers and runs it (the
+  // host CPU, by strict mode: the registry test devices compute nothing).
+  ::setenv("ROSTER_REQUIRE", "cpu", 1);
+  roster::rescan();
+  auto on_cpu = roster::acquire_preferred(roster::op_set::of({op::fill, op::dot}), roster::element_type::f64);
+  ::unsetenv("ROSTER_REQUIRE");
+  roster::rescan();
+  ASSERT_TRUE(on_cpu) << on_cpu.error().message();
+  EXPECT_EQ(on_cpu->backend, "cpu");
+  auto a = on_cpu->device->allocate<double>(4), r = on_cpu->device->allocate<double>(1);
   ASSERT_TRUE(a && r);
   roster::program p;
   p.fill(*a, 2.0).grid_sync().dot(*r, *a, *a);
-  ASSERT_TRUE(with_dot->device->dispatch(p));
+  ASSERT_TRUE(on_cpu->device->dispatch(p));
   std::vector<double> out(1);
-  ASSERT_TRUE(with_dot->device->download<double>(*r, std::span<double>(out)));
+  ASSERT_TRUE(on_cpu->device->download<double>(*r, std::span<double>(out)));
   EXPECT_EQ(out[0], 16.0);
 }

@@ -27,6 +27,7 @@ struct backend_state {
   std::map<std::uint32_t, int> opens;          // ordinal -> times opened
   std::vector<std::uint32_t> failing;          // ordinals whose open fails
   bool enumerate_fails = false;
+  int enumerations = 0;                        // times the enumerator ran
 };
 
 template <int N>
@@ -54,6 +55,7 @@ template <int N>
 roster::expected<std::vector<roster::adapter_info>> enumerate_test() {
   auto& s = state<N>();
   std::lock_guard lock(s.mutex);
+  ++s.enumerations;
   if (s.enumerate_fails)
     return roster::make_error(roster::errc::unavailable, "test enumerator fails", "this is a test");
   return s.adapters;
@@ -111,6 +113,7 @@ void set_adapters(std::vector<roster::adapter_info> adapters) {
   s.opens.clear();
   s.failing.clear();
   s.enumerate_fails = false;
+  s.enumerations = 0;
 }
 
 template <int N>
@@ -118,6 +121,13 @@ void set_failing(std::vector<std::uint32_t> ordinals) {
   auto& s = state<N>();
   std::lock_guard lock(s.mutex);
   s.failing = std::move(ordinals);
+}
+
+template <int N>
+int enumerations_of() {
+  auto& s = state<N>();
+  std::lock_guard lock(s.mutex);
+  return s.enumerations;
 }
 
 template <int N>

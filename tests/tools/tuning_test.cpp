@@ -6,7 +6,7 @@
 
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
-#include <roster/ranking.hpp>
+#include <roster/decide.hpp>
 #include <roster/tuning.hpp>
 
 #include <gtest/gtest.h>
@@ -42,13 +42,11 @@ struct tuning_home {
     ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
     path = dir.path + "/roster/tuning.json";
     roster::reload_tuning();
-    roster::set_score_provider({});
     roster::rescan();
   }
   ~tuning_home() {
     ::unsetenv("XDG_CACHE_HOME");
     roster::reload_tuning();
-    roster::set_score_provider({});
     roster::rescan();
   }
 };
@@ -307,8 +305,7 @@ std::vector<std::string> toolfake_circuit_order() {
 }
 
 TEST(Ranking, RecordChangesCircuitOrderAndPrimary) {
-  tuning_home home;
-  roster::use_tuning_ranking();
+  tuning_home home;  // records rank circuits by default: no call to opt in
   roster::rescan();
   EXPECT_EQ(toolfake_circuit_order(), (std::vector<std::string>{"toolfake:0", "toolfake:1"}));
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{record_for(fake_adapter(0), 100.0),

@@ -93,6 +93,8 @@ int run(int argc, char** argv) {
   std::vector<std::string> require;
   app.add_flag("--json", json, "Print the report as JSON (schema: roster-info.schema.json); bind prints JSON anyway, "
                                "bench refuses it");
+  bool why = false;
+  app.add_flag("--why", why, "Also print every reason of the decision for each role (what ROSTER_TRACE=1 prints)");
   app.add_option("--require", require,
                  "Exit with status 3 unless this backend is registered and opens (repeatable); bench and bind do "
                  "not run then")
@@ -180,7 +182,7 @@ int run(int argc, char** argv) {
   }
 
   const report r = gather();
-  say(json ? render_json(r) : render_table(r));
+  say(json ? render_json(r) : render_table(r, why));
   const bool written = stdout_written(json ? "the JSON report" : "the report");
   return worse_status(check_requirements(require, &r.backends), written ? 0 : output_failed);
 }

@@ -112,12 +112,21 @@ struct circuit_row {
   std::size_t index = 0;
   std::string role;                    ///< "primary", "auxiliary" or ""
   std::string preferred;               ///< spec of the preferred adapter
+  std::string preferred_because;       ///< why it is preferred (measurements, the software rule, rank)
   std::vector<std::string> adapters;   ///< every adapter spec, preferred first
   std::string name;
   std::string type;
   std::string identity;
   std::optional<double> score;
   std::optional<device_occupancy> occupancy;  ///< where NVML answers
+};
+
+/// What roster::decide() chose for one role, and why.
+struct decision_row {
+  std::string role;                    ///< "primary" or "auxiliary"
+  std::string adapter;                 ///< the spec chosen; empty when the decision failed
+  std::vector<std::string> reasons;    ///< each part of the decision
+  std::optional<roster::error> error;  ///< why there is none
 };
 
 /// Everything roster-info prints without a subcommand.
@@ -127,6 +136,7 @@ struct report {
   std::vector<backend_row> backends;
   std::vector<adapter_row> adapters;
   std::vector<circuit_row> circuits;
+  std::vector<decision_row> decisions; ///< primary, then auxiliary
   std::string selector;                ///< ROSTER_DEVICE_SELECTOR as set
   std::string requirement;             ///< ROSTER_REQUIRE as set
   bool requirement_holds = true;       ///< some circuit satisfies it
@@ -138,7 +148,7 @@ struct report {
 /// Collects the report (opens adapter 0 of each dispatching backend).
 report gather();
 /// Returns the readable table.
-std::string render_table(const report& r);
+std::string render_table(const report& r, bool why = false);
 /// Returns the JSON document described by roster-info.schema.json, as text
 /// (roster's own JSON writer, detail/json.hpp: every string valid UTF-8,
 /// each byte that is not written as the text \xNN).
@@ -181,7 +191,7 @@ struct shape_result {
   std::string shape;
   std::optional<double> native_ns;     ///< median in one launch
   std::optional<double> split_ns;      ///< median cut at the grid_syncs
-  roster::detail::decision decision;   ///< split against native (detail/decision.hpp)
+  roster::detail::rule_outcome decision;   ///< split against native (detail/decision.hpp)
   bool wrong = false;                  ///< a result differed from the reference: not recorded
 };
 

@@ -4,10 +4,10 @@
 
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
+#include <roster/decide.hpp>
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/json.hpp>
-#include <roster/ranking.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -158,7 +158,20 @@ report gather() {
   // Plugin files that ROSTER_PLUGIN_PATH named and roster did not open, and why.
   for (auto& e : refused_plugins()) r.warnings.push_back(std::move(e));
 
-  use_tuning_ranking();
+  for (role which : {role::primary, role::auxiliary}) {
+    decision_row row;
+    row.role = std::string(to_string(which));
+    decision_request req;
+    req.role = which;
+    if (auto d = decide(req)) {
+      row.adapter = d->spec.str();
+      row.reasons = d->reasons;
+      for (const auto& p : d->passed) row.reasons.push_back("passed over " + p.spec + ": " + p.reason);
+    } else {
+      row.error = d.error();
+    }
+    r.decisions.push_back(std::move(row));
+  }
   if (auto cs = circuits()) {
     const circuit* p = primary();
     const circuit* x = auxiliary();
@@ -169,6 +182,7 @@ report gather() {
                 : (x != nullptr && x->index == c.index) ? "auxiliary"
                                                          : "";
       cr.preferred = c.adapter.spec();
+      cr.preferred_because = c.preferred_because;
       cr.adapters.push_back(cr.preferred);
       for (const auto& alt : c.alternates) cr.adapters.push_back(alt.spec());
       cr.name = c.adapter.name;
@@ -224,7 +238,7 @@ std::string rank_text(int rank) { return rank == unranked ? std::string("-") : s
 
 }  // namespace
 
-std::string render_table(const report& r) {
+std::string render_table(const report& r, bool why) {
   std::string out;
   out += fmt::format("roster {}: {} backend{} registered; first inventory collection took {} ({} entr{}, {} module{})\n",
                      r.version, r.backends.size(), r.backends.size() == 1 ? "" : "s",
@@ -285,6 +299,21 @@ std::string render_table(const report& r) {
                          others == 1 ? "" : "es",
                          o->mig_enabled ? fmt::format(", MIG on ({} instances)", o->mig_uuids.size()) : "");
     }
+
+  for (const auto& c : r.circuits)
+    if (c.adapters.size() > 1) out += fmt::format("  {}: {} preferred: {}\n", c.index, c.preferred, c.preferred_because);
+
+  out += "\nDecision\n";
+  for (const auto& d : r.decisions) {
+    if (d.error) {
+      out += fmt::format("  {}: none: {}\n", d.role, d.error->what());
+      continue;
+    }
+    out += fmt::format("  {}: {}\n", d.role, d.adapter);
+    if (why)
+      for (const auto& reason : d.reasons) out += fmt::format("    {}\n", reason);
+  }
+  if (!why) out += "  (roster-info --why says why)\n";
 
   out += fmt::format("\nTuning: {} ({} record{})\n", r.tuning_path.empty() ? "-" : r.tuning_path, r.tuning_records,
                      r.tuning_records == 1 ? "" : "s");
@@ -376,7 +405,7 @@ void adapter_json(json_writer& w, const adapter_row& a) {
 void circuit_json(json_writer& w, const circuit_row& c) {
   w.begin_object().member("index", c.index);
   text_or_null(w, "role", c.role);
-  w.member("preferred", c.preferred);
+  w.member("preferred", c.preferred).member("preferred_because", c.preferred_because);
   list_json(w, "adapters", c.adapters);
   w.member("type", c.type).member("name", c.name).member("identity", c.identity);
   optional_json(w, "score", c.score);
@@ -436,6 +465,17 @@ std::string render_json(const report& r) {
   w.end_array();
   w.key("circuits").begin_array();
   for (const auto& c : r.circuits) circuit_json(w, c);
+  w.end_array();
+  w.key("decisions").begin_array();
+  for (const auto& d : r.decisions) {
+    w.begin_object().member("role", d.role);
+    text_or_null(w, "adapter", d.adapter);
+    list_json(w, "reasons", d.reasons);
+    w.key("error");
+    if (d.error) error_json(w, *d.error);
+    else w.null();
+    w.end_object();
+  }
   w.end_array();
   w.key("tuning").begin_object();
   text_or_null(w, "path", r.tuning_path);

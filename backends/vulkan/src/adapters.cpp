@@ -127,6 +127,9 @@ expected<std::vector<physical>> physical_devices() {
     if (have_sm) a.compute_units = sm.shaderSMCount;
     else if (a.type == device_type::cpu) a.compute_units = std::max(1u, std::thread::hardware_concurrency());
     a.native_grid_sync = false;
+    // A CPU device is a software implementation (lavapipe, SwiftShader): the
+    // native CPU backend leads its circuit unless a record says otherwise.
+    a.software = p.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
     a.f64 = features.shaderFloat64 == VK_TRUE && !f64_forced_off();
     a.ops = op_set::all();
     out.push_back(std::move(p));

@@ -17,55 +17,27 @@
 
 namespace roster {
 
-namespace detail {
-// Whether the selector asks for the host CPU by name: an include term for its
-// backend or for the type cpu (a wildcard like `*:*` does not).
-inline bool selector_asks_for(const circuit& c) {
-  auto sel = selector_from_env();
-  if (!sel) return false;
-  for (const auto& t : sel->terms)
-    if (!t.exclude && t.matches(c.adapter) &&
-        (t.backend != "*" || (t.what == selector_what::type && t.type == "cpu")))
-      return true;
-  return false;
-}
-}  // namespace detail
-
 ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noexcept {
   try {
-    auto list = circuits();
-    if (!list) return std::move(list).error();
-    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
-      return detail::requirement_unmet(**req, "bind_rank");
-    if (list->empty())
-      return make_error(errc::not_found, "bind_rank: no circuit to bind to (no adapter was kept)",
-                        "link a backend, or relax ROSTER_DEVICE_SELECTOR; ROSTER_TRACE=1 shows why each adapter "
-                        "was dropped");
-    auto launcher = local_rank();
-    if (!launcher) return std::move(launcher).error();
+    auto d = decide({});
+    if (!d) return std::move(d).error().prepend("bind_rank");
     rank_binding b;
-    b.launcher = *launcher;
-    // Ranks go round-robin over the GPU circuits in circuit order; the CPU
-    // circuit (or an `other` device) takes ranks only when no GPU is visible
-    // or the selector names it.
-    std::vector<const circuit*> pool;
-    for (const auto& c : *list)
-      if (c.type() == device_type::discrete_gpu || c.type() == device_type::integrated_gpu ||
-          c.type() == device_type::virtual_gpu || detail::selector_asks_for(c))
-        pool.push_back(&c);
-    if (pool.empty())
-      for (const auto& c : *list) pool.push_back(&c);
-    const std::size_t n = pool.size();
-    const std::size_t r = b.launcher ? static_cast<std::size_t>(b.launcher->rank) : 0;
-    b.circuit = pool[r % n];
+    b.circuit = d->circuit;
+    std::size_t n = 1, r = 0;
+    if (d->launcher) {
+      b.launcher = d->launcher->rank;
+      n = d->launcher->pool;
+      r = static_cast<std::size_t>(d->launcher->rank.rank);
+    }
     std::string line = "rank binding: ";
     if (b.launcher)
       line += "local rank " + std::to_string(r) + " (" + b.launcher->rank_variable + ") of " +
               (b.launcher->size > 0 ? std::to_string(b.launcher->size) : std::string("an unknown number")) + " -> ";
     else
       line += "no MPI launcher -> ";
-    line += detail::describe(*b.circuit) + " (" + std::to_string(r % n + 1) + " of " + std::to_string(n) +
-            (n == list->size() ? " circuits)" : " GPU circuits)");
+    line += detail::describe(*b.circuit) +
+            (d->launcher ? " (" + std::to_string(r % n + 1) + " of " + std::to_string(n) + " circuits ranks share)"
+                         : std::string(" (the primary)"));
     b.circuit_reason = line.substr(std::string_view("rank binding: ").size());
     detail::add_trace_line(line);
     const std::size_t size = b.launcher ? static_cast<std::size_t>(b.launcher->size) : 0;
@@ -80,9 +52,10 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
         ranks += (ranks.empty() ? "" : ", ") + std::to_string(other);
       if (sharing > listed) ranks += ", ... (" + std::to_string(sharing - listed) + " more)";
       const bool gpu = b.circuit->type() != device_type::cpu;
-      b.warning = std::to_string(size) + " local ranks on " + std::to_string(n) + (gpu ? " GPU circuits: " : " circuits: ") +
-                  std::to_string(sharing) + " share " + (gpu ? "one GPU, " : "one device, ") +
-                  detail::describe(*b.circuit) + " [" + b.circuit->identity() + "]: local ranks " + ranks;
+      b.warning = std::to_string(size) + " local ranks on " + std::to_string(n) +
+                  (gpu ? " GPU circuits: " : " circuits: ") + std::to_string(sharing) + " share " +
+                  (gpu ? "one GPU, " : "one device, ") + detail::describe(*b.circuit) + " [" +
+                  b.circuit->identity() + "]: local ranks " + ranks;
       detail::add_trace_line("rank binding: warning: " + b.warning);
     }
     b.sharing = size > n ? (size - r % n + n - 1) / n : 1;

@@ -1,21 +1,20 @@
 #pragma once
-// Private: enumeration, merging into circuits, ranking, roles, fallback,
-// rank binding and the trace.
+// Private: enumeration, merging into circuits, their order and the trace.
 
 #include <roster/circuits.hpp>
 #include <roster/device.hpp>
 #include <roster/plugins.hpp>
+#include <roster/tuning/store.hpp>
 #include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
-#include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/gpu_list.hpp>
-#include <roster/detail/json.hpp>
 #include <roster/detail/occupancy.hpp>
 #include <roster/detail/requirement.hpp>
+#include <roster/detail/text.hpp>
 #include <roster/detail/vendor_masks.hpp>
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -26,7 +25,7 @@ namespace detail {
 // circuit pointers handed out stay valid after a rescan.
 struct circuits_snapshot {
   std::uint64_t generation = 0;
-  std::optional<roster::error> failure;  // a malformed selector
+  std::optional<roster::error> failure;  // a malformed selector, requirement or ROSTER_TUNING
   std::vector<circuit> circuits;
   std::vector<enumeration_failure> failures;
   const circuits_snapshot* retired_next = nullptr;
@@ -35,9 +34,8 @@ struct circuits_snapshot {
 struct circuits_state {
   std::mutex scan_mutex;  // serialises scans
   std::atomic<const circuits_snapshot*> current{nullptr};
-  std::mutex mutex;  // guards trace and provider
+  std::mutex mutex;  // guards the trace
   std::vector<std::string> trace;
-  score_provider provider;
 };
 
 ROSTER_API ROSTER_INLINE circuits_state& the_circuits_state() noexcept {
@@ -63,9 +61,9 @@ ROSTER_INLINE void add_trace_line(std::string line) noexcept {
   }
 }
 
-inline std::string describe(const adapter_info& a) {
+ROSTER_INLINE std::string describe(const adapter_info& a) {
   std::string out = a.spec() + " (" + (a.name.empty() ? std::string("unnamed") : a.name) + ", " +
-                    std::string(to_string(a.type));
+                    std::string(to_string(a.type)) + (a.software ? ", software" : "");
   if (a.has_uuid()) out += ", " + a.uuid_string();
   if (!a.pci_address.empty()) out += ", pci " + a.pci_address;
   return out + ")";
@@ -73,6 +71,69 @@ inline std::string describe(const adapter_info& a) {
 
 ROSTER_INLINE std::string describe(const circuit& c) {
   return "circuit " + std::to_string(c.index) + " " + describe(c.adapter);
+}
+
+// The record of an adapter, or null.
+inline const tuning_record* record_of(std::span<const tuning_record> records, const adapter_info& a) {
+  return records.empty() ? nullptr : find_tuning(records, a).record;
+}
+
+// Compares two records for work over `ops` and `type` (either element type
+// when unset: double first): > 0 when `candidate` is faster beyond the noise.
+inline int measured(const tuning_record* current, const tuning_record* candidate, op_set ops,
+                    std::optional<element_type> type) {
+  if (current == nullptr || candidate == nullptr) return 0;
+  if (type) return compare_records(*current, *candidate, ops, *type);
+  const int d = compare_records(*current, *candidate, ops, element_type::f64);
+  return d != 0 ? d : compare_records(*current, *candidate, ops, element_type::f32);
+}
+
+inline std::string triad_text(const tuning_record* r) {
+  if (r == nullptr) return "no record";
+  const auto t = r->triad_bandwidth();
+  return t ? "triad " + fixed(*t) + " GB/s" : "no triad figure";
+}
+
+ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span<const tuning_record> records,
+                                  op_set ops, std::optional<element_type> type, std::string* because) {
+  if (adapters.size() < 2) {
+    if (because) *because = "the only adapter of this device";
+    return;
+  }
+  // Without a record that decides, a native adapter comes before a software
+  // one (lavapipe, PoCL on the CPU): otherwise the given order stands.
+  std::stable_sort(adapters.begin(), adapters.end(),
+                   [](const adapter_info& x, const adapter_info& y) { return !x.software && y.software; });
+  std::vector<adapter_info> out;
+  std::string why;
+  while (!adapters.empty()) {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < adapters.size(); ++i)
+      if (measured(record_of(records, adapters[best]), record_of(records, adapters[i]), ops, type) > 0) best = i;
+    if (out.empty()) {
+      const adapter_info& lead = adapters[best];
+      const adapter_info& next = adapters[best == 0 ? 1 : 0];
+      const tuning_record* a = record_of(records, lead);
+      const tuning_record* b = record_of(records, next);
+      if (best != 0 || measured(b, a, ops, type) > 0)
+        why = lead.spec() + " by record: " + triad_text(a) + " against " + next.spec() + "'s " + triad_text(b) +
+              ", beyond the noise";
+      else if (a != nullptr && b != nullptr)
+        why = lead.spec() + " by backend rank: the records of " + lead.spec() + " and " + next.spec() +
+              " differ by no more than the noise (" + triad_text(a) + ", " + triad_text(b) + ")";
+      else if (!lead.software && next.software)
+        why = lead.spec() + " before the software " + next.spec() + ": nothing measured (" + triad_text(a) +
+              ", " + next.spec() + " " + triad_text(b) + ")";
+      else
+        why = lead.spec() + " by backend rank (" + (a == nullptr || b == nullptr ? std::string("nothing to compare")
+                                                                                  : std::string("no record decides")) +
+              ")";
+    }
+    out.push_back(std::move(adapters[best]));
+    adapters.erase(adapters.begin() + static_cast<std::ptrdiff_t>(best));
+  }
+  adapters = std::move(out);
+  if (because) *because = std::move(why);
 }
 
 struct candidate {
@@ -99,57 +160,68 @@ inline std::string merge_reason(const candidate& c, const group& g) {
   return "";
 }
 
-inline const circuits_snapshot* scan(std::uint64_t generation) {
-  auto snap = std::make_unique<circuits_snapshot>();
-  snap->generation = generation;
-  std::vector<std::string> lines;
-  for (const auto& e : refused_plugins()) lines.push_back("plugin refused: " + std::string(e.what()));
+// What the environment asks of a scan: the selector, the requirement and the records.
+struct scan_inputs {
+  selector sel;
+  std::optional<requirement> req;
+  std::span<const tuning_record> records;
+};
+
+inline expected<scan_inputs> read_inputs(std::vector<std::string>& lines) {
+  scan_inputs in;
   auto sel = selector_from_env();
-  if (!sel) {
-    lines.push_back("selector: " + sel.error().message());
-    snap->failure = sel.error();
-    add_trace(std::move(lines), true);
-    return snap.release();
-  }
+  if (!sel) return std::move(sel).error();
+  in.sel = std::move(*sel);
   auto req = requirement_from_env();
-  if (!req) {
-    lines.push_back("requirement: " + req.error().message());
-    snap->failure = req.error();
-    add_trace(std::move(lines), true);
-    return snap.release();
-  }
-  if (*req) lines.push_back("requirement: ROSTER_REQUIRE='" + (*req)->text + "' (strict: no host CPU fallback)");
-  if (!sel->empty()) {
+  if (!req) return std::move(req).error();
+  in.req = std::move(*req);
+  auto mode = tuning_mode_from_env();
+  if (!mode) return std::move(mode).error();
+  if (*mode != tuning_mode::off) in.records = current_tuning();
+  if (in.req) lines.push_back("requirement: ROSTER_REQUIRE='" + in.req->text + "' (strict: no host CPU fallback)");
+  if (!in.sel.empty()) {
     std::string terms;
-    for (const auto& t : sel->terms) terms += (terms.empty() ? "'" : ", '") + t.text + "'";
+    for (const auto& t : in.sel.terms) terms += (terms.empty() ? "'" : ", '") + t.text + "'";
     lines.push_back("selector: " + terms);
   }
-  score_provider provider;
-  {
-    auto& s = the_circuits_state();
-    std::lock_guard lock(s.mutex);
-    provider = s.provider;
-  }
+  lines.push_back(*mode == tuning_mode::off ? std::string("measurements: ROSTER_TUNING=off, records not read")
+                                            : "measurements: " + std::to_string(in.records.size()) + " records");
+  return in;
+}
 
-  // Every backend's adapters first: the vendor masks are resolved against all of them.
+// Every backend's adapters, except the backends the selector or the
+// requirement rules out, which are not asked (their API is never started).
+inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs& in, circuits_snapshot& snap,
+                                                               std::vector<std::string>& lines) {
   std::vector<std::pair<adapter_info, int>> listed;
-  backends_in_use pin;
   for (const auto& b : registered_backends()) {
+    const std::string id(b.id());
     if (auto conflict = backend_conflict(b.id()))  // acquire refuses this id
-      lines.push_back("backend " + std::string(b.id()) + ": conflict: " + conflict->message());
-    auto list = enumerate_adapters(*b.registration);
-    if (!list) {
-      lines.push_back("backend " + std::string(b.id()) + ": dropped, its enumerator failed: " +
-                      std::string(list.error().what()));
-      snap->failures.push_back({std::string(b.id()), list.error()});
+      lines.push_back("backend " + id + ": conflict: " + conflict->message());
+    std::string why = in.sel.rules_out(b.id());
+    if (why.empty() && in.req) why = in.req->rules_out(b.id());
+    if (!why.empty()) {
+      lines.push_back("backend " + id + ": not asked: " + why);
       continue;
     }
-    if (list->empty()) lines.push_back("backend " + std::string(b.id()) + ": no adapters");
+    auto list = enumerate_adapters(*b.registration);
+    if (!list) {
+      lines.push_back("backend " + id + ": dropped, its enumerator failed: " + std::string(list.error().what()));
+      snap.failures.push_back({id, list.error()});
+      continue;
+    }
+    if (list->empty()) lines.push_back("backend " + id + ": no adapters");
     for (auto& a : *list) {
-      if (a.backend.empty()) a.backend = std::string(b.id());
+      if (a.backend.empty()) a.backend = id;
       listed.emplace_back(std::move(a), b.rank);
     }
   }
+  return listed;
+}
+
+// The adapters the vendor masks, the requirement and the selector keep.
+inline std::vector<candidate> keep_adapters(std::vector<std::pair<adapter_info, int>>& listed,
+                                            const scan_inputs& in, std::vector<std::string>& lines) {
   std::vector<adapter_info> all;
   all.reserve(listed.size());
   for (const auto& l : listed) all.push_back(l.first);
@@ -163,29 +235,29 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     lines.push_back("vendor mask: " + m.variable + "='" + m.value + "' (" + std::to_string(m.entries.size()) +
                     " entries)");
   for (const auto& note : masks.notes()) lines.push_back("vendor mask: " + note);
-
   std::vector<candidate> kept;
   for (auto& [a, rank] : listed) {
     if (auto mv = masks.judge(a); mv && !mv->kept) {
       lines.push_back("dropped " + describe(a) + ": " + mv->reason);
       continue;
     }
-    if (*req) {
-      if (auto why = (*req)->shortfall(a); !why.empty()) {
+    if (in.req)
+      if (auto why = in.req->shortfall(a); !why.empty()) {
         lines.push_back("dropped " + describe(a) + ": " + why);
         continue;
       }
-    }
-    auto v = sel->judge(a);
+    auto v = in.sel.judge(a);
     lines.push_back((v.kept ? "kept " : "dropped ") + describe(a) + ": " + v.reason);
     if (!v.kept) continue;
     kept.push_back(candidate{std::move(a), v.order, rank, {}});
     kept.back().pci = normalize_pci(kept.back().adapter.pci_address);
   }
   // Backends come in rank order; the selector's order comes first.
-  std::stable_sort(kept.begin(), kept.end(),
-                   [](const candidate& x, const candidate& y) { return x.order < y.order; });
+  std::stable_sort(kept.begin(), kept.end(), [](const candidate& x, const candidate& y) { return x.order < y.order; });
+  return kept;
+}
 
+inline std::vector<group> merge(const std::vector<candidate>& kept, std::vector<std::string>& lines) {
   std::vector<group> groups;
   for (const auto& c : kept) {
     group* home = nullptr;
@@ -209,57 +281,60 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (home->uuid_holder == nullptr && c.adapter.has_uuid()) home->uuid_holder = &c.adapter;
     if (home->pci.empty()) home->pci = c.pci;
   }
+  return groups;
+}
 
-  struct ranked {
-    circuit c;
-    std::size_t order;
-    int rank;
-    std::string pci;
-    std::size_t busy = 0;  // other processes on the device
-  };
-  std::vector<ranked> out;
-  for (const auto& g : groups) {
-    ranked r;
-    r.c.adapter = g.members.front()->adapter;
-    for (std::size_t i = 1; i < g.members.size(); ++i) r.c.alternates.push_back(g.members[i]->adapter);
-    r.order = g.members.front()->order;
-    r.rank = g.members.front()->rank;
-    r.pci = g.pci;
-    for (const auto* m : g.members) {
-      if (m->adapter.type == device_type::cpu) break;
-      try {
-        r.c.occupancy = read_occupancy(m->adapter);
-      } catch (...) {
-        lines.push_back("occupancy of " + m->adapter.spec() + " could not be read; taken as idle");
-      }
-      if (r.c.occupancy) break;
+struct ranked {
+  circuit c;
+  std::size_t order;
+  int rank;
+  std::string pci;
+  std::size_t busy = 0;  // other processes on the device
+  const tuning_record* record = nullptr;
+};
+
+// One circuit from a group: its adapters in preference order, its occupancy.
+// Returns false when the device is left out (its compute mode refuses us).
+inline bool make_circuit(const group& g, const scan_inputs& in, ranked& r, std::vector<std::string>& lines) {
+  std::vector<adapter_info> members;
+  for (const auto* m : g.members) members.push_back(m->adapter);
+  order_adapters(members, in.records, {}, std::nullopt, &r.c.preferred_because);
+  r.c.adapter = members.front();
+  r.c.alternates.assign(members.begin() + 1, members.end());
+  const candidate* lead = g.members.front();
+  for (const auto* m : g.members)
+    if (m->adapter.spec() == r.c.adapter.spec()) lead = m;
+  r.order = lead->order;
+  r.rank = lead->rank;
+  r.pci = g.pci;
+  r.record = record_of(in.records, r.c.adapter);
+  if (r.record) r.c.score = r.record->triad_bandwidth();
+  for (const auto& a : members) {
+    if (a.type == device_type::cpu) break;
+    try {
+      r.c.occupancy = read_occupancy(a);
+    } catch (...) {
+      lines.push_back("occupancy of " + a.spec() + " could not be read; taken as idle");
     }
-    if (r.c.occupancy) {
-      if (auto why = occupancy_refusal(*r.c.occupancy); !why.empty()) {
-        lines.push_back("dropped the device of " + r.c.adapter.spec() + " [" + r.c.identity() + "]: " + why);
-        continue;
-      }
-      r.busy = other_processes(*r.c.occupancy);
-    }
-    if (provider) {
-      for (const auto* m : g.members) {
-        try {
-          if (auto s = provider(m->adapter)) {
-            r.c.score = *s;
-            break;
-          }
-        } catch (...) {
-          lines.push_back("score provider threw for " + m->adapter.spec() + "; unscored");
-        }
-      }
-    }
-    out.push_back(std::move(r));
+    if (r.c.occupancy) break;
   }
+  if (r.c.occupancy) {
+    if (auto why = occupancy_refusal(*r.c.occupancy); !why.empty()) {
+      lines.push_back("dropped the device of " + r.c.adapter.spec() + " [" + r.c.identity() + "]: " + why);
+      return false;
+    }
+    r.busy = other_processes(*r.c.occupancy);
+  }
+  return true;
+}
+
+// Orders circuits: selector term, type, idle before busy, PCI address, rank;
+// then, within one selector term and type, a record moves a circuit ahead of
+// those it measured faster than beyond the noise.
+inline void order_circuits(std::vector<ranked>& out) {
   std::stable_sort(out.begin(), out.end(), [](const ranked& x, const ranked& y) {
     if (x.order != y.order) return x.order < y.order;
     if (x.c.type() != y.c.type()) return x.c.type() < y.c.type();
-    if (x.c.score.has_value() != y.c.score.has_value()) return x.c.score.has_value();
-    if (x.c.score && *x.c.score != *y.c.score) return *x.c.score > *y.c.score;
     if ((x.busy == 0) != (y.busy == 0)) return x.busy == 0;
     if (x.pci.empty() != y.pci.empty()) return !x.pci.empty();
     if (x.pci != y.pci) return x.pci < y.pci;
@@ -267,21 +342,71 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     if (x.c.adapter.backend != y.c.adapter.backend) return x.c.adapter.backend < y.c.adapter.backend;
     return x.c.adapter.ordinal < y.c.adapter.ordinal;
   });
+  for (auto& r : out) r.c.placed_because = "selector term, type, idle before busy, PCI address, backend rank";
+  std::vector<ranked> result;
+  result.reserve(out.size());
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t end = start + 1;
+    while (end < out.size() && out[end].order == out[start].order && out[end].c.type() == out[start].c.type()) ++end;
+    std::vector<ranked> same(std::make_move_iterator(out.begin() + static_cast<std::ptrdiff_t>(start)),
+                             std::make_move_iterator(out.begin() + static_cast<std::ptrdiff_t>(end)));
+    while (!same.empty()) {
+      std::size_t best = 0;
+      for (std::size_t i = 1; i < same.size(); ++i)
+        if (measured(same[best].record, same[i].record, {}, std::nullopt) > 0) best = i;
+      if (best != 0)
+        same[best].c.placed_because = "ahead of " + same[0].c.adapter.spec() + " by record: " +
+                                      triad_text(same[best].record) + " against " + triad_text(same[0].record);
+      result.push_back(std::move(same[best]));
+      same.erase(same.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    start = end;
+  }
+  out = std::move(result);
+}
+
+inline std::string circuit_line(const ranked& r) {
+  std::string line = describe(r.c) + " [" + r.c.identity() + "]";
+  if (r.c.score) line += ", triad " + fixed(*r.c.score) + " GB/s by record";
+  if (const auto& o = r.c.occupancy) {
+    line += ", " + std::to_string(o->memory_free >> 20) + " of " + std::to_string(o->memory_total >> 20) +
+            " MiB free, compute mode " + std::string(to_string(o->mode)) + ", " + std::to_string(r.busy) +
+            " other processes";
+    if (o->mig_enabled) line += ", MIG on (" + std::to_string(o->mig_uuids.size()) + " instances)";
+  }
+  if (!r.c.alternates.empty()) {
+    line += ", alternates:";
+    for (const auto& a : r.c.alternates) line += " " + a.spec();
+    line += "; preferred: " + r.c.preferred_because;
+  }
+  return line;
+}
+
+inline const circuits_snapshot* scan(std::uint64_t generation) {
+  auto snap = std::make_unique<circuits_snapshot>();
+  snap->generation = generation;
+  std::vector<std::string> lines;
+  for (const auto& e : refused_plugins()) lines.push_back("plugin refused: " + std::string(e.what()));
+  auto in = read_inputs(lines);
+  if (!in) {
+    lines.push_back(in.error().message());
+    snap->failure = in.error();
+    add_trace(std::move(lines), true);
+    return snap.release();
+  }
+  backends_in_use pin;
+  auto listed = list_adapters(*in, *snap, lines);
+  const auto kept = keep_adapters(listed, *in, lines);
+  std::vector<ranked> out;
+  for (const auto& g : merge(kept, lines)) {
+    ranked r;
+    if (make_circuit(g, *in, r, lines)) out.push_back(std::move(r));
+  }
+  order_circuits(out);
   for (std::size_t i = 0; i < out.size(); ++i) {
     out[i].c.index = i;
-    std::string line = describe(out[i].c) + " [" + out[i].c.identity() + "]";
-    if (out[i].c.score) line += ", score " + std::to_string(*out[i].c.score);
-    if (const auto& o = out[i].c.occupancy) {
-      line += ", " + std::to_string(o->memory_free >> 20) + " of " + std::to_string(o->memory_total >> 20) +
-              " MiB free, compute mode " + std::string(to_string(o->mode)) + ", " +
-              std::to_string(out[i].busy) + " other processes";
-      if (o->mig_enabled) line += ", MIG on (" + std::to_string(o->mig_uuids.size()) + " instances)";
-    }
-    if (!out[i].c.alternates.empty()) {
-      line += ", alternates:";
-      for (const auto& a : out[i].c.alternates) line += " " + a.spec();
-    }
-    lines.push_back(line);
+    lines.push_back(circuit_line(out[i]));
     snap->circuits.push_back(std::move(out[i].c));
   }
   if (snap->circuits.empty()) lines.push_back("no circuits: no adapter was kept");
@@ -304,40 +429,6 @@ inline const circuits_snapshot* current_circuits() {
   return fresh;
 }
 
-inline device* open_for(const circuit* c, std::string_view role) {
-  if (c == nullptr) return nullptr;
-  auto d = c->open();
-  if (d) {
-    add_trace_line(std::string(role) + ": chose " + (*d)->adapter().spec() + " of " + describe(*c));
-    return *d;
-  }
-  add_trace_line(std::string(role) + ": " + describe(*c) + " does not open: " + std::string(d.error().what()));
-  return nullptr;
-}
-
-// The last links of the fallback chain: the host CPU's circuit, then the spec "cpu".
-inline device* open_host_cpu(std::string_view role, std::span<const circuit> list, const circuit* tried_a,
-                             const circuit* tried_b) {
-  for (const auto& c : list) {
-    if (c.type() != device_type::cpu || &c == tried_a || &c == tried_b) continue;
-    if (auto* d = open_for(&c, role)) return d;
-  }
-  if (auto req = requirement_from_env(); !req || *req) {
-    add_trace_line(std::string(role) + ": no fallback to the host CPU by spec (ROSTER_REQUIRE is set)");
-    return nullptr;
-  }
-  if (find_backend("cpu") != nullptr) {
-    auto d = get_device("cpu");
-    if (d) {
-      add_trace_line(std::string(role) + ": chose cpu:0 (the host CPU, by spec)");
-      return *d;
-    }
-    add_trace_line(std::string(role) + ": cpu:0 does not open: " + std::string(d.error().what()));
-  }
-  add_trace_line(std::string(role) + ": nothing opens");
-  return nullptr;
-}
-
 }  // namespace detail
 
 ROSTER_INLINE std::string circuit::identity() const {
@@ -351,11 +442,18 @@ ROSTER_INLINE std::string circuit::identity() const {
   return adapter.spec();
 }
 
+ROSTER_INLINE bool circuit::identified() const noexcept {
+  if (adapter.has_uuid() || !adapter.pci_address.empty()) return true;
+  for (const auto& a : alternates)
+    if (a.has_uuid() || !a.pci_address.empty()) return true;
+  return false;
+}
+
 ROSTER_INLINE expected<device*> circuit::open() const noexcept {
-  auto d = get_device(adapter.spec());
+  auto d = detail::cached_device(device_spec{adapter.backend, adapter.ordinal});
   if (d) return d;
   for (const auto& a : alternates) {
-    auto alt = get_device(a.spec());
+    auto alt = detail::cached_device(device_spec{a.backend, a.ordinal});
     if (alt) return alt;
   }
   return d;
@@ -374,75 +472,6 @@ ROSTER_INLINE expected<std::span<const circuit>> circuits() noexcept {
 
 ROSTER_INLINE std::vector<enumeration_failure> enumeration_failures() {
   return detail::current_circuits()->failures;
-}
-
-ROSTER_INLINE const circuit* primary() noexcept {
-  auto list = circuits();
-  if (!list || list->empty()) return nullptr;
-  return &list->front();
-}
-
-ROSTER_INLINE const circuit* auxiliary() noexcept {
-  auto list = circuits();
-  if (!list || list->size() < 2) return nullptr;
-  for (std::size_t i = 1; i < list->size(); ++i)
-    if ((*list)[i].type() == device_type::integrated_gpu) return &(*list)[i];
-  return &(*list)[1];
-}
-
-ROSTER_INLINE device* try_primary_device() noexcept {
-  try {
-    auto list = circuits();
-    std::span<const circuit> cs = list ? *list : std::span<const circuit>{};
-    const circuit* p = cs.empty() ? nullptr : &cs.front();
-    if (auto* d = detail::open_for(p, "primary")) return d;
-    return detail::open_host_cpu("primary", cs, p, nullptr);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-ROSTER_INLINE device* try_auxiliary_device() noexcept {
-  try {
-    auto list = circuits();
-    std::span<const circuit> cs = list ? *list : std::span<const circuit>{};
-    const circuit* a = auxiliary();
-    if (a == nullptr) detail::add_trace_line("auxiliary: none (fewer than two circuits)");
-    if (auto* d = detail::open_for(a, "auxiliary")) return d;
-    const circuit* p = cs.empty() ? nullptr : &cs.front();
-    if (auto* d = detail::open_for(p, "auxiliary, falling back to the primary")) return d;
-    return detail::open_host_cpu("auxiliary, falling back to the host CPU", cs, a, p);
-  } catch (...) {
-    return nullptr;
-  }
-}
-
-ROSTER_INLINE expected<device*> default_device() noexcept {
-  try {
-    if (const auto v = detail::env_nonblank(detail::env_device)) {
-      auto d = get_device(*v);
-      if (!d) return std::move(d).error().prepend("ROSTER_DEVICE");
-      return d;
-    }
-    auto list = circuits();
-    if (!list) return std::move(list).error();
-    if (auto req = detail::requirement_from_env(); list->empty() && req && *req)
-      return detail::requirement_unmet(**req, "default device");
-    if (list->empty())
-      return make_error(errc::not_found, "default device: no circuit (no adapter was kept)",
-                        "link a backend (the CPU backend opens everywhere), relax ROSTER_DEVICE_SELECTOR, or set "
-                        "ROSTER_DEVICE to a spec; ROSTER_TRACE=1 shows why each adapter was dropped");
-    return list->front().open();
-  } catch (...) {
-    return make_error(errc::out_of_memory, "default device: out of memory",
-                      "check the memory available to the process");
-  }
-}
-
-ROSTER_INLINE void set_score_provider(score_provider provider) {
-  auto& s = detail::the_circuits_state();
-  std::lock_guard lock(s.mutex);
-  s.provider = std::move(provider);
 }
 
 ROSTER_INLINE std::vector<std::string> trace_lines() {

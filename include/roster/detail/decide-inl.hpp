@@ -1,10 +1,17 @@
 #pragma once
-// Private: the router.
+// Private: the one decision, the roles, the router and the default device.
 
 #include <roster/decide.hpp>
+#include <roster/device.hpp>
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
+#include <roster/tuning/store.hpp>
+#include <roster/detail/env.hpp>
+#include <roster/detail/measure.hpp>
+#include <roster/detail/requirement.hpp>
 
+#include <algorithm>
+#include <mutex>
 #include <string>
 
 namespace roster {
@@ -41,51 +48,380 @@ inline std::string cannot_run(const backend_registration& b, op_set needed, cons
            " (register one for backend '" + std::string(b.id) + "' with ROSTER_KERNEL)";
   return why;
 }
-ROSTER_INLINE expected<routed_device> acquire_preferred_for(op_set needed, element_type type, const program* p);
+
+// What the work needs, from the request.
+struct work_needs {
+  op_set ops;
+  std::optional<element_type> type;
+  const program* p = nullptr;
+};
+
+inline work_needs needs_of(const decision_request& r) {
+  if (r.program != nullptr) return {r.program->ops(), r.program->type(), r.program};
+  return {r.ops, r.type, nullptr};
+}
+
+// Why adapter `a` cannot run the work, naming what to add; empty when it can.
+inline std::string cannot_run_on(const adapter_info& a, const work_needs& n) {
+  for (const auto& b : registered_backends()) {
+    if (b.id() != a.backend) continue;
+    if (!b.dispatches) return "its backend emits code only; it does not dispatch on this host";
+    if (n.type == element_type::f64 && !a.f64) return "it has no double support";
+    std::string lacks;
+    for (std::size_t o = 0; o < op_count; ++o)
+      if (n.ops.contains(static_cast<op>(o)) && b.registration->ops.contains(static_cast<op>(o)) &&
+          !a.ops.contains(static_cast<op>(o)))
+        lacks += (lacks.empty() ? "'" : ", '") + std::string(to_string(static_cast<op>(o))) + "'";
+    if (!lacks.empty()) return "the adapter does not run " + lacks;
+    return cannot_run(*b.registration, n.ops, n.p);
+  }
+  return "its backend is not registered";
+}
+
+inline bool contains_spec(const circuit& c, const device_spec& s) {
+  if (c.adapter.backend == s.backend && c.adapter.ordinal == s.ordinal) return true;
+  return std::any_of(c.alternates.begin(), c.alternates.end(),
+                     [&](const adapter_info& a) { return a.backend == s.backend && a.ordinal == s.ordinal; });
+}
+
+// The primary circuit without a launcher: the one ROSTER_DEVICE names (the
+// device in use), else the first. Says which in `why`.
+inline const circuit* primary_circuit(std::span<const circuit> list, std::string& why) {
+  if (const auto v = env_nonblank(env_device))
+    if (auto spec = parse_spec(*v))
+      for (const auto& c : list)
+        if (contains_spec(c, *spec)) {
+          why = "ROSTER_DEVICE='" + std::string(*v) + "' is in use: " + describe(c);
+          return &c;
+        }
+  why = "the first circuit in order: " + describe(list.front()) + " (" + list.front().placed_because + ")";
+  return &list.front();
+}
+
+// The circuits to try, in order, for a role; fills the launcher binding.
+inline expected<std::vector<const circuit*>> circuits_for(std::span<const circuit> list, const decision_request& r,
+                                                          decision& d) {
+  std::vector<const circuit*> order;
+  auto rank = local_rank();
+  if (!rank) return std::move(rank).error();
+  std::string why;
+  const circuit* first = nullptr;
+  if (r.follow_launcher && *rank) {
+    const auto pool = rank_pool(list);
+    const std::size_t slot = static_cast<std::size_t>((*rank)->rank) % pool.size();
+    d.launcher = launcher_binding{**rank, pool.size(), slot};
+    first = pool[slot];
+    why = "local rank " + std::to_string((*rank)->rank) + " (" + (*rank)->rank_variable + ") -> " + describe(*first) +
+          " (" + std::to_string(slot + 1) + " of " + std::to_string(pool.size()) + " circuits ranks share)";
+    d.reasons.push_back("launcher: " + why);
+  } else {
+    d.reasons.push_back(std::string("launcher: ") + (*rank ? "not followed (asked so)" : "none"));
+    first = primary_circuit(list, why);
+  }
+  if (r.role == role::primary) {
+    d.reasons.push_back("role: primary: " + why);
+    order.push_back(first);
+  } else {
+    // The best circuit other than the primary's: an integrated GPU first.
+    for (const auto& c : list)
+      if (&c != first && c.type() == device_type::integrated_gpu) order.push_back(&c);
+    for (const auto& c : list)
+      if (&c != first && c.type() != device_type::integrated_gpu) order.push_back(&c);
+    if (order.empty())
+      return make_error(errc::not_found,
+                        "auxiliary: only one circuit, the primary's (" + describe(*first) + ")",
+                        "use the primary device for the auxiliary work (try_auxiliary_device does), or make another "
+                        "device visible");
+    d.reasons.push_back("role: auxiliary: the best circuit other than the primary's (" + why + "): " +
+                        describe(*order.front()));
+    return order;
+  }
+  // When the first cannot run the work: the rest, in order.
+  for (const auto& c : list)
+    if (&c != first) order.push_back(&c);
+  return order;
+}
+
+// The adapters of the circuits that can run the work, in the order to try them.
+inline void choose_adapter(std::span<const circuit* const> order, const work_needs& n,
+                           std::span<const tuning_record> records, decision& d) {
+  const bool weighed = n.p != nullptr || n.ops.bits != 0 || n.type.has_value();
+  for (const circuit* c : order) {
+    std::vector<adapter_info> adapters{c->adapter};
+    adapters.insert(adapters.end(), c->alternates.begin(), c->alternates.end());
+    std::string because = c->preferred_because;
+    if (weighed) order_adapters(adapters, records, n.ops, n.type, &because);
+    bool any = false;
+    for (const auto& a : adapters) {
+      if (auto why = cannot_run_on(a, n); !why.empty()) {
+        d.passed.push_back({a.spec(), std::move(why)});
+        continue;
+      }
+      if (d.circuit == nullptr) {
+        d.circuit = c;
+        d.adapter = a;
+        d.spec = {a.backend, a.ordinal};
+        d.reasons.push_back("measurements: " + because);
+      } else {
+        d.fallbacks.push_back(a);
+      }
+      any = true;
+    }
+    if (!any && d.circuit == nullptr)
+      d.reasons.push_back("capability: " + describe(*c) + " cannot run the work; the next circuit is tried");
+  }
+  if (d.circuit != nullptr && weighed) d.reasons.push_back("capability: " + d.spec.str() + " runs the work");
+}
+
+inline void trace_decision(const decision_request& r, const decision& d) {
+  if (!trace_on()) {
+    add_trace_line("decision (" + std::string(to_string(r.role)) + "): " + d.spec.str());
+    return;
+  }
+  add_trace_line("decision (" + std::string(to_string(r.role)) + "): " + d.spec.str());
+  for (const auto& why : d.reasons) add_trace_line("  " + why);
+  for (const auto& p : d.passed) add_trace_line("  passed over " + p.spec + ": " + p.reason);
+}
+
+// The inputs' part of the reasons.
+inline void input_reasons(const std::optional<requirement>& req, decision& d) {
+  if (auto sel = env_nonblank(env_device_selector))
+    d.reasons.push_back("selector: ROSTER_DEVICE_SELECTOR='" + std::string(*sel) + "'");
+  else
+    d.reasons.push_back("selector: none");
+  d.reasons.push_back(vendor_masks::any_set([](const char* v) { return env_text(v).has_value(); })
+                          ? "masks: set (roster-info or ROSTER_TRACE=1 shows what they hid)"
+                          : "masks: none set");
+  d.reasons.push_back(req ? "require: ROSTER_REQUIRE='" + req->text + "' (no host CPU fallback)"
+                          : std::string("require: none"));
+}
+
+inline expected<decision> decide_scanned(const decision_request& r) {
+  auto mode = tuning_mode_from_env();
+  if (!mode) return std::move(mode).error();
+  auto req = requirement_from_env();
+  if (!req) return std::move(req).error();
+  std::string measured;
+  for (int pass = 0;; ++pass) {
+    decision d;
+    auto list = circuits();
+    if (!list) return std::move(list).error();
+    if (list->empty()) {
+      if (*req) return requirement_unmet(**req, "decision");
+      return make_error(errc::not_found, "decision: no circuit (no adapter was kept)",
+                        "link a backend (the CPU backend opens everywhere), relax ROSTER_DEVICE_SELECTOR, or set "
+                        "ROSTER_DEVICE to a spec; ROSTER_TRACE=1 shows why each adapter was dropped");
+    }
+    input_reasons(*req, d);
+    auto order = circuits_for(*list, r, d);
+    if (!order) return std::move(order).error();
+    if (*mode == tuning_mode::measure && pass == 0) {
+      // Measure what no record covers, once; then decide on the new records.
+      const bool waiting = d.launcher.has_value() && d.launcher->rank.rank != 0;
+      measured = measure_missing(*order, waiting);
+      rescan();
+      continue;
+    }
+    if (!measured.empty()) d.reasons.push_back("measure: " + measured);
+    choose_adapter(*order, needs_of(r), *mode == tuning_mode::off ? std::span<const tuning_record>{} : tuning_in_use(), d);
+    if (d.circuit == nullptr) {
+      std::string why;
+      for (const auto& p : d.passed) why += "\n  " + p.spec + ": " + p.reason;
+      return make_error(errc::unavailable, "decision: no adapter can run the work" + why,
+                        "link a backend that runs every op of the work (a backend's built-in ops are the op set of its "
+                        "registration; a user op needs a kernel for the backend, e.g. roster::cpu::kernel with "
+                        "ROSTER_KERNEL), or relax ROSTER_DEVICE_SELECTOR and ROSTER_REQUIRE");
+    }
+    return d;
+  }
+}
+
 }  // namespace detail
 
-ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
-  if (auto ok = validate(p); !ok) return std::move(ok).error();
-  return detail::acquire_preferred_for(p.ops(), p.type(), &p);
+ROSTER_INLINE std::vector<const circuit*> detail::rank_pool(std::span<const circuit> list) {
+  std::vector<const circuit*> pool;
+  auto sel = selector_from_env();
+  // Named: an include term for its backend, or for its type (a wildcard like `*:*` does not name it).
+  auto named = [&](const circuit& c) {
+    if (!sel) return false;
+    for (const auto& t : sel->terms)
+      if (!t.exclude && t.matches(c.adapter) && (t.backend != "*" || t.what == selector_what::type)) return true;
+    return false;
+  };
+  auto gpu = [](const circuit& c) {
+    return c.type() == device_type::discrete_gpu || c.type() == device_type::integrated_gpu ||
+           c.type() == device_type::virtual_gpu;
+  };
+  for (const auto& c : list)
+    if ((gpu(c) && c.identified()) || named(c)) pool.push_back(&c);
+  if (pool.empty())
+    for (const auto& c : list)
+      if (c.identified() || c.type() == device_type::cpu || named(c)) pool.push_back(&c);
+  if (pool.empty())
+    for (const auto& c : list) pool.push_back(&c);
+  return pool;
 }
 
-ROSTER_INLINE expected<routed_device> acquire_preferred(op_set needed, element_type type) {
-  return detail::acquire_preferred_for(needed, type, nullptr);
+ROSTER_INLINE expected<decision> decide(const decision_request& r) {
+  try {
+    if (r.program != nullptr)
+      if (auto ok = validate(*r.program); !ok) return std::move(ok).error();
+    backends_in_use pin;
+    auto d = detail::decide_scanned(r);
+    if (d) detail::trace_decision(r, *d);
+    return d;
+  } catch (...) {
+    return make_error(errc::out_of_memory, "decision: out of memory", "check the memory available to the process");
+  }
 }
 
-ROSTER_INLINE expected<routed_device> detail::acquire_preferred_for(op_set needed, element_type type,
-                                                                    const program* p) {
+ROSTER_INLINE const circuit* primary() noexcept {
+  auto d = decide({});
+  return d ? d->circuit : nullptr;
+}
+
+ROSTER_INLINE const circuit* auxiliary() noexcept {
+  decision_request r;
+  r.role = role::auxiliary;
+  auto d = decide(r);
+  return d ? d->circuit : nullptr;
+}
+
+namespace detail {
+// Opens the decision's adapter, else its fallbacks, through the cache.
+inline device* open_decided(const decision& d, std::string_view role) {
+  std::vector<device_spec> specs{d.spec};
+  for (const auto& a : d.fallbacks) specs.push_back({a.backend, a.ordinal});
+  for (const auto& s : specs) {
+    auto dev = cached_device(s);
+    if (dev) {
+      add_trace_line(std::string(role) + ": chose " + s.str());
+      return *dev;
+    }
+    add_trace_line(std::string(role) + ": " + s.str() + " does not open: " + std::string(dev.error().what()));
+  }
+  return nullptr;
+}
+
+// The last link of the fallback chain: the host CPU's circuit, then the spec "cpu".
+inline device* open_host_cpu(std::string_view role) {
+  if (auto req = requirement_from_env(); !req || *req) {
+    add_trace_line(std::string(role) + ": no fallback to the host CPU (ROSTER_REQUIRE is set)");
+    return nullptr;
+  }
+  if (auto list = circuits())
+    for (const auto& c : *list)
+      if (c.type() == device_type::cpu)
+        if (auto d = c.open()) {
+          add_trace_line(std::string(role) + ": chose " + (*d)->adapter().spec() + " of " + describe(c));
+          return *d;
+        }
+  if (find_backend("cpu") != nullptr) {
+    auto d = get_device("cpu");
+    if (d) {
+      add_trace_line(std::string(role) + ": chose cpu:0 (the host CPU, by spec)");
+      return *d;
+    }
+    add_trace_line(std::string(role) + ": cpu:0 does not open: " + std::string(d.error().what()));
+  }
+  add_trace_line(std::string(role) + ": nothing opens");
+  return nullptr;
+}
+}  // namespace detail
+
+ROSTER_INLINE device* try_primary_device() noexcept {
+  try {
+    if (auto d = decide({})) {
+      if (device* dev = detail::open_decided(*d, "primary")) return dev;
+    } else {
+      detail::add_trace_line("primary: " + std::string(d.error().what()));
+    }
+    return detail::open_host_cpu("primary, falling back to the host CPU");
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+ROSTER_INLINE device* try_auxiliary_device() noexcept {
+  try {
+    decision_request r;
+    r.role = role::auxiliary;
+    if (auto d = decide(r)) {
+      if (device* dev = detail::open_decided(*d, "auxiliary")) return dev;
+    } else {
+      detail::add_trace_line("auxiliary: " + std::string(d.error().what()));
+    }
+    if (auto d = decide({}))
+      if (device* dev = detail::open_decided(*d, "auxiliary, falling back to the primary")) return dev;
+    return detail::open_host_cpu("auxiliary, falling back to the host CPU");
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+ROSTER_INLINE expected<device*> default_device() noexcept {
+  try {
+    if (const auto v = detail::env_nonblank(detail::env_device)) {
+      // ROSTER_DEVICE names the device: no other backend is asked.
+      auto spec = parse_spec(*v);
+      if (!spec) return std::move(spec).error().prepend("ROSTER_DEVICE");
+      auto d = detail::cached_device(*spec, *v);
+      if (!d) return std::move(d).error().prepend("ROSTER_DEVICE");
+      detail::add_trace_line("default device: ROSTER_DEVICE='" + std::string(*v) + "' names " + spec->str());
+      return d;
+    }
+    auto d = decide({});
+    if (!d) return std::move(d).error().prepend("default device");
+    if (device* dev = detail::open_decided(*d, "default device")) return dev;
+    return make_error(errc::unavailable, "default device: " + d->spec.str() + " and its fallbacks do not open",
+                      "ROSTER_TRACE=1 shows why each did not open; set ROSTER_DEVICE to a device that opens");
+  } catch (...) {
+    return make_error(errc::out_of_memory, "default device: out of memory",
+                      "check the memory available to the process");
+  }
+}
+
+namespace detail {
+inline expected<routed_device> route(const decision_request& r) {
+  auto d = decide(r);
+  if (!d) return std::move(d).error();
   routed_device out;
-  backends_in_use pin;
-  for (const auto& b : registered_backends()) {
-    const std::string id(b.id());
-    if (!b.dispatches) {
-      out.passed.push_back({id, "emits code only; it does not dispatch on this host"});
+  std::vector<adapter_info> tries{d->adapter};
+  tries.insert(tries.end(), d->fallbacks.begin(), d->fallbacks.end());
+  for (const auto& a : tries) {
+    const backend_registration* b = find_backend(a.backend);
+    if (b == nullptr) continue;
+    acquire_options options;
+    options.tuning = tuning_in_use();
+    auto dev = open(*b, device_spec{a.backend, a.ordinal}, options);
+    if (!dev) {
+      d->passed.push_back({a.spec(), std::string(dev.error().what())});
       continue;
     }
-    if (auto why = cannot_run(*b.registration, needed, p); !why.empty()) {
-      out.passed.push_back({id, std::move(why)});
-      continue;
-    }
-    auto d = detail::open(*b.registration, device_spec{id, 0}, {});
-    if (!d) {
-      out.passed.push_back({id, d.error().message()});
-      continue;
-    }
-    if (type == element_type::f64 && !(*d)->caps().f64) {
-      out.passed.push_back({id, "its device has no double support"});
-      continue;
-    }
-    out.device = std::move(*d);
-    out.backend = id;
+    out.device = std::move(*dev);
+    out.backend = a.backend;
+    out.decision = std::move(*d);
     return out;
   }
   std::string why;
-  for (const auto& x : out.passed) why += "\n  " + x.backend + ": " + x.reason;
-  return make_error(errc::unavailable, "no backend can run this program" + (why.empty() ? std::string(" (none registered)") : why),
-                    "link a backend that runs every op of the program (a backend's built-in ops are the op set of "
-                    "its registration; a user op needs a kernel for the backend, e.g. roster::cpu::kernel with "
-                    "ROSTER_KERNEL), or relax the selector");
+  for (const auto& x : d->passed) why += "\n  " + x.spec + ": " + x.reason;
+  return make_error(errc::unavailable, "no adapter can run this program" + why,
+                    "link a backend that runs every op of the program, or relax ROSTER_DEVICE_SELECTOR and "
+                    "ROSTER_REQUIRE; ROSTER_TRACE=1 shows the decision");
+}
+}  // namespace detail
+
+ROSTER_INLINE expected<routed_device> acquire_preferred(const program& p) {
+  decision_request r;
+  r.program = &p;
+  return detail::route(r);
+}
+
+ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type) {
+  decision_request r;
+  r.ops = ops;
+  r.type = type;
+  return detail::route(r);
 }
 
 }  // namespace roster

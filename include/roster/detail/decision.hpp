@@ -33,7 +33,7 @@ struct timing_summary {
 };
 
 /// The outcome of a comparison, with the figures that decided it.
-struct decision {
+struct rule_outcome {
   bool change = false;    ///< true when the candidate wins beyond the noise
   double gain = 0.0;      ///< (current - candidate) / current; negative when the candidate is slower
   double spread = 0.0;    ///< the larger spread of the two sides
@@ -61,8 +61,8 @@ inline timing_summary summarize(std::span<const double> timings) {
 
 /// Decides whether to switch from the current choice to a candidate, given
 /// the summaries of their timings (lower is better).
-inline decision decide(timing_summary current, timing_summary candidate, double min_gain = decision_min_gain) {
-  decision d;
+inline rule_outcome decide(timing_summary current, timing_summary candidate, double min_gain = decision_min_gain) {
+  rule_outcome d;
   d.spread = std::max(current.spread, candidate.spread);
   d.threshold = std::max(d.spread, min_gain);
   if (!(current.median > 0) || !(candidate.median > 0)) return d;  // nothing measured: no change
@@ -72,7 +72,7 @@ inline decision decide(timing_summary current, timing_summary candidate, double 
 }
 
 /// Decides from the repeated timings of both sides (lower is better).
-inline decision decide(std::span<const double> current, std::span<const double> candidate,
+inline rule_outcome decide(std::span<const double> current, std::span<const double> candidate,
                        double min_gain = decision_min_gain) {
   return decide(summarize(current), summarize(candidate), min_gain);
 }

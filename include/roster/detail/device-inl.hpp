@@ -165,11 +165,11 @@ inline expected<std::unique_ptr<device>> open_cached(const device_spec& spec) {
   return open(**backend, spec, options);
 }
 
-inline expected<device*> get_device_slow(std::string_view text) noexcept {
+}  // namespace detail
+
+ROSTER_INLINE expected<device*> detail::cached_device(const device_spec& spec, std::string_view text) noexcept {
   try {
-    auto spec = parse_spec(text);
-    if (!spec) return std::move(spec).error();
-    const std::string key = spec->str();
+    const std::string key = spec.str();
     auto& c = the_device_cache();
     cache_slot* slot = nullptr;
     {
@@ -189,7 +189,7 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
         slot = fresh.release();
       }
       // Remember this caller's spelling, so the next call skips normalizing.
-      if (text != key && fits_spelling(text.size()) && c.extra < max_extra_spellings &&
+      if (!text.empty() && text != key && fits_spelling(text.size()) && c.extra < max_extra_spellings &&
           find_text(c.current.load(std::memory_order_relaxed), text) == nullptr) {
         add_spelling(c, text, slot);
         ++c.extra;
@@ -199,7 +199,7 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
     {
       std::lock_guard open_lock(slot->open_mutex);
       if (slot->state.load(std::memory_order_acquire) == slot_empty) {
-        auto d = open_cached(*spec);
+        auto d = open_cached(spec);
         if (d) {
           slot->owner = std::move(*d);
           slot->opened = slot->owner.get();
@@ -221,12 +221,19 @@ inline expected<device*> get_device_slow(std::string_view text) noexcept {
     }
     if (slot->state.load(std::memory_order_acquire) == slot_opened) return slot->opened;
     return *slot->failure;
-  } catch (const std::exception& e) {
-    return make_error(errc::internal, "get_device('" + std::string(text) + "'): " + e.what(),
-                      "check the memory available to the process, then retry");
   } catch (...) {
-    return make_error(errc::internal, "get_device('" + std::string(text) + "'): an unknown exception",
-                      "report this as a roster bug");
+    return make_error(errc::out_of_memory, "out of memory", "free memory");
+  }
+}
+
+namespace detail {
+inline expected<device*> get_device_slow(std::string_view text) noexcept {
+  try {
+    auto spec = parse_spec(text);
+    if (!spec) return std::move(spec).error();
+    return cached_device(*spec, text);
+  } catch (...) {
+    return make_error(errc::out_of_memory, "out of memory", "free memory");
   }
 }
 

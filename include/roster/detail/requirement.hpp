@@ -10,6 +10,7 @@
 #include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,16 @@ struct requirement {
       else ok = a.backend == w;  // a backend id
       if (!ok) return "ROSTER_REQUIRE='" + text + "': " + a.spec() + " (" + std::string(to_string(a.type)) +
                       ") is not '" + w + "'";
+    }
+    return {};
+  }
+  /// Says why no adapter of backend `id` can satisfy it (a word names another
+  /// backend id), or returns empty.
+  [[nodiscard]] std::string rules_out(std::string_view id) const {
+    static constexpr std::string_view kinds[] = {"gpu", "discrete", "integrated", "virtual", "cpu"};
+    for (const auto& w : words) {
+      if (std::find(std::begin(kinds), std::end(kinds), w) != std::end(kinds)) continue;
+      if (!iequal(w, id)) return "ROSTER_REQUIRE='" + text + "' names the backend '" + w + "'";
     }
     return {};
   }

@@ -87,6 +87,21 @@ ROSTER_INLINE selector_verdict selector::judge(const adapter_info& a) const {
   return v;
 }
 
+ROSTER_INLINE std::string selector::rules_out(std::string_view id) const {
+  bool has_include = false;
+  for (const auto& t : terms) {
+    const bool mine = t.backend == "*" || detail::iequal(t.backend, id);
+    if (t.exclude) {
+      if (mine && t.backend != "*" && t.what == selector_what::any)
+        return "excluded by selector term '" + t.text + "'";
+      continue;
+    }
+    has_include = true;
+    if (mine) return {};
+  }
+  return has_include ? "the selector's terms name other backends" : std::string{};
+}
+
 ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
   selector out;
   if (detail::trim(text).empty()) return out;

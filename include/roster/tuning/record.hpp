@@ -25,7 +25,8 @@ namespace roster {
 struct tuning_figure {
   roster::op op = op::triad;
   element_type type = element_type::f64;
-  double gbps = 0.0;  ///< median GB/s (10^9 bytes per second) over the reps
+  double gbps = 0.0;    ///< median GB/s (10^9 bytes per second) over the reps
+  double spread = 0.0;  ///< the reps' interquartile range over their median (0 when not recorded)
   friend bool operator==(const tuning_figure&, const tuning_figure&) = default;
 };
 
@@ -46,7 +47,10 @@ struct sync_timing {
 /// Measured figures for one adapter, keyed by backend, device and driver.
 struct tuning_record {
   std::string backend;         ///< backend id, e.g. "cuda"
-  std::string device;          ///< the device UUID, or "SPEC/NAME" when the adapter has none
+  /// The device UUID, or "SPEC/NAME" when the adapter has none; or
+  /// "model:NAME" for a record that stands for every device of that model
+  /// (a site file shared by identical nodes, `roster-info bench --export`).
+  std::string device;
   std::string driver_version;  ///< the adapter's driver when measured; a change makes the record stale
   std::string spec;            ///< the spec when measured, for people reading the file
   std::string name;            ///< the adapter name, for people reading the file
@@ -59,9 +63,14 @@ struct tuning_record {
 
   /// Returns the measured GB/s of an op and type, or nothing.
   [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
-    for (const auto& f : figures)
-      if (f.op == o && f.type == t) return f.gbps;
+    if (const tuning_figure* f = figure(o, t)) return f->gbps;
     return std::nullopt;
+  }
+  /// Returns the figure of an op and type, or null.
+  [[nodiscard]] const tuning_figure* figure(roster::op o, element_type t) const noexcept {
+    for (const auto& f : figures)
+      if (f.op == o && f.type == t) return &f;
+    return nullptr;
   }
   /// Returns the triad GB/s (double, else float), or nothing.
   [[nodiscard]] std::optional<double> triad_bandwidth() const noexcept {
@@ -86,14 +95,19 @@ struct tuning_file {
 /// Returns the device key of an adapter in tuning records: its UUID string,
 /// or "SPEC/NAME" when it has no UUID.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string tuning_device_key(const adapter_info& a);
+/// Returns the key of a record for every device of this adapter's model: "model:NAME".
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string tuning_model_key(const adapter_info& a);
 
 /// How the records bear on one adapter.
 struct tuning_match {
   const tuning_record* record = nullptr;  ///< the current record, or null
   const tuning_record* stale = nullptr;   ///< a record for this device with another driver, ignored
+  bool by_model = false;                  ///< the record stands for the adapter's model, not its UUID
 };
 
-/// Finds the record for an adapter; one measured under another driver is stale.
+/// Finds the record for an adapter: the first that names its device (UUID),
+/// else the first that names its model ("model:NAME"), each under the same
+/// backend and driver; one measured under another driver is stale.
 [[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records,
                                                                 const adapter_info& a) noexcept;
 
@@ -102,6 +116,15 @@ struct tuning_match {
 /// programs of these shapes (grid_sync_split).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<std::string> split_shapes(const tuning_record* record,
                                                                              const adapter_info& a);
+
+/// Compares two adapters' records for work over `ops` and `type` (triad when
+/// `ops` holds no measured op): the time per byte summed over the ops, and
+/// the decision rule of detail/decision.hpp (the larger recorded spread, at
+/// least 3%). Returns > 0 when `candidate` is faster beyond the noise, < 0
+/// when `current` is, 0 when neither (or a figure is missing).
+[[nodiscard]] ROSTER_API ROSTER_INLINE int compare_records(const tuning_record& current,
+                                                           const tuning_record& candidate, op_set ops,
+                                                           element_type type) noexcept;
 
 /// Orders adapters: within one device type, higher measured triad bandwidth
 /// first; adapters without a current record keep their place relative to each

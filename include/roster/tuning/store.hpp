@@ -17,9 +17,25 @@
 
 namespace roster {
 
-/// Returns the default tuning file: $XDG_CACHE_HOME/roster/tuning.json, or
-/// ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset, empty or relative.
+/// Returns the default tuning file, the one benches write: $XDG_CACHE_HOME/roster/tuning.json,
+/// or ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset, empty or relative.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::string> tuning_path();
+
+/// Returns the tuning files read, in order: ROSTER_TUNING_PATH's (':'-separated
+/// absolute paths, a leading "~/" read as $HOME; typically a read-only site file
+/// shared by identical nodes first), then tuning_path() when it is not among
+/// them. For a device the first record that names its UUID wins, else the
+/// first that names its model (find_tuning).
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<std::string>> tuning_paths();
+
+/// How decisions use measurements (ROSTER_TUNING).
+enum class tuning_mode : std::uint8_t {
+  read,     ///< the recorded figures decide (the default); nothing is measured unasked
+  measure,  ///< adapters the decision weighs and no record covers are measured briefly first, and recorded
+  off,      ///< records are not read: backend rank and type alone decide
+};
+/// Returns ROSTER_TUNING: read (default), measure or off; another word is an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env();
 
 /// Reads a tuning file. A missing file is an empty one; a corrupt or partial
 /// file is an error (errc::io) whose Fix: says how to recover.
@@ -40,9 +56,9 @@ namespace roster {
                                                                   std::span<const tuning_record> records,
                                                                   std::string* kept_corrupt = nullptr);
 
-/// Returns the records of the default tuning file, read at the first call
-/// (and again after reload_tuning), or the records handed over with
-/// use_tuning. A corrupt file gives none, with a warning under ROSTER_TRACE.
+/// Returns the records of the tuning files (tuning_paths(), in order), read at
+/// the first call (and again after reload_tuning), or the records handed over
+/// with use_tuning. A corrupt file gives none, with a warning under ROSTER_TRACE.
 /// The span stays valid for the process (each load is a snapshot kept alive).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const tuning_record> current_tuning();
 /// Returns the records in use without reading anything: those current_tuning

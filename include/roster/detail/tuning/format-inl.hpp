@@ -4,6 +4,7 @@
 #include <roster/tuning/format.hpp>
 #include <roster/detail/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -24,8 +25,12 @@ inline unexpected corrupt_tuning(std::string_view why) {
                     "delete the file (roster keeps working without it) and run 'roster-info bench' to measure again");
 }
 
-inline void figures_to_json(std::string& out, const tuning_record& r) {
-  out += ",\n     \"gbps\": {";
+// Writes `"KEY": {"float": {OP: VALUE, ...}, "double": {...}}` of each figure's value.
+template <class Value>
+void figures_object(std::string& out, std::string_view key, const tuning_record& r, Value value) {
+  out += ",\n     ";
+  json_quote(out, key);
+  out += ": {";
   bool first_type = true;
   for (element_type t : {element_type::f32, element_type::f64}) {
     std::string ops;
@@ -34,7 +39,7 @@ inline void figures_to_json(std::string& out, const tuning_record& r) {
       ops += ops.empty() ? "" : ", ";
       json_quote(ops, to_string(f.op));
       ops += ": ";
-      json_number(ops, f.gbps);
+      json_number(ops, value(f));
     }
     if (ops.empty()) continue;
     out += first_type ? "" : ", ";
@@ -43,6 +48,13 @@ inline void figures_to_json(std::string& out, const tuning_record& r) {
     out += ": {" + ops + "}";
   }
   out += "}";
+}
+
+inline void figures_to_json(std::string& out, const tuning_record& r) {
+  figures_object(out, "gbps", r, [](const tuning_figure& f) { return f.gbps; });
+  // The reps' spreads, when measured: the decision rule's noise (detail/decision.hpp).
+  if (std::any_of(r.figures.begin(), r.figures.end(), [](const tuning_figure& f) { return f.spread > 0; }))
+    figures_object(out, "spread", r, [](const tuning_figure& f) { return f.spread; });
 }
 
 inline void shapes_to_json(std::string& out, const tuning_record& r) {
@@ -142,7 +154,19 @@ inline expected<void> parse_figures(const json_value& r, const std::string& wher
       if (found == nullptr) return corrupt_tuning(where + ": unknown op \"" + ops.keys[o] + "\"");
       if (ops.items[o].k != kind::number || !(ops.items[o].n >= 0))
         return corrupt_tuning(where + ": the GB/s of " + ops.keys[o] + " is not a non-negative number");
-      rec.figures.push_back({*found, type, ops.items[o].n});
+      rec.figures.push_back({*found, type, ops.items[o].n, 0.0});
+    }
+  }
+  // Optional: each figure's spread, under the same type and op.
+  if (const json_value* spread = r.get("spread")) {
+    if (spread->k != kind::object) return corrupt_tuning(where + ": \"spread\" is not an object");
+    for (auto& f : rec.figures) {
+      const json_value* ops = spread->get(to_string(f.type));
+      const json_value* v = ops != nullptr && ops->k == kind::object ? ops->get(to_string(f.op)) : nullptr;
+      if (v == nullptr) continue;
+      if (v->k != kind::number || !(v->n >= 0) || !(v->n < 100))
+        return corrupt_tuning(where + ": the spread of " + std::string(to_string(f.op)) + " is not a number from 0 to 100");
+      f.spread = v->n;
     }
   }
   return {};

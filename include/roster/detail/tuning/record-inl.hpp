@@ -20,18 +20,51 @@ ROSTER_INLINE std::string tuning_device_key(const adapter_info& a) {
   return a.spec() + "/" + a.name;
 }
 
+ROSTER_INLINE std::string tuning_model_key(const adapter_info& a) { return "model:" + a.name; }
+
 ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records, const adapter_info& a) noexcept {
   tuning_match m;
   try {
-    const std::string key = tuning_device_key(a);
-    for (const auto& r : records) {
-      if (r.backend != a.backend || r.device != key) continue;
-      if (r.driver_version == a.driver_version) m.record = &r;
-      else m.stale = &r;
-    }
+    // The device's own record first, then one for its model; the first of each wins.
+    const std::string keys[2] = {tuning_device_key(a), tuning_model_key(a)};
+    for (int k = 0; k < 2 && m.record == nullptr; ++k)
+      for (const auto& r : records) {
+        if (r.backend != a.backend || r.device != keys[k]) continue;
+        if (r.driver_version != a.driver_version) {
+          if (m.stale == nullptr) m.stale = &r;
+          continue;
+        }
+        m.record = &r;
+        m.by_model = k == 1;
+        break;
+      }
   } catch (...) {
   }
   return m;
+}
+
+ROSTER_INLINE int compare_records(const tuning_record& current, const tuning_record& candidate, op_set ops,
+                                  element_type type) noexcept {
+  // Time per byte of each measured op, summed: lower is faster.
+  static constexpr op measured[] = {op::copy, op::mul, op::add, op::triad, op::dot};
+  double cur = 0, cand = 0, spread = 0;
+  int used = 0;
+  auto add = [&](op o) {
+    const tuning_figure* x = current.figure(o, type);
+    const tuning_figure* y = candidate.figure(o, type);
+    if (x == nullptr || y == nullptr || !(x->gbps > 0) || !(y->gbps > 0)) return false;
+    cur += 1.0 / x->gbps;
+    cand += 1.0 / y->gbps;
+    spread = std::max({spread, x->spread, y->spread});
+    ++used;
+    return true;
+  };
+  for (op o : measured)
+    if (ops.contains(o) && !add(o)) return 0;  // a figure missing: nothing to compare on
+  if (used == 0 && !add(op::triad)) return 0;
+  if (detail::decide({cur, spread}, {cand, spread}).change) return 1;
+  if (detail::decide({cand, spread}, {cur, spread}).change) return -1;
+  return 0;
 }
 
 namespace detail {

@@ -2,6 +2,7 @@
 // Private: tuning files on disk and the records in use.
 
 #include <roster/tuning/store.hpp>
+#include <roster/env.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/file_io.hpp>
 
@@ -86,6 +87,41 @@ ROSTER_INLINE expected<std::string> tuning_path() {
                     "set XDG_CACHE_HOME (or HOME) to a folder roster may write to");
 }
 
+ROSTER_INLINE expected<std::vector<std::string>> tuning_paths() {
+  std::vector<std::string> out;
+  if (const auto list = detail::env_text("ROSTER_TUNING_PATH")) {
+    std::string_view rest = *list;
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string_view item = detail::trim(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+      if (item.empty()) continue;
+      std::string path(item);
+      if (item.starts_with("~/")) {
+        const auto home = detail::env_text("HOME");
+        if (!home || home->empty())
+          return make_error(errc::invalid_argument, "ROSTER_TUNING_PATH: '" + path + "' starts with ~/ but HOME is not set",
+                            "write the folder out in full, or set HOME");
+        path = std::string(*home) + path.substr(1);
+      }
+      if (!path.starts_with('/'))
+        return make_error(errc::invalid_argument, "ROSTER_TUNING_PATH: '" + path + "' is not an absolute path",
+                          "list absolute paths of tuning files, separated by ':', e.g. "
+                          "ROSTER_TUNING_PATH=/site/roster/tuning.json:~/.cache/roster/tuning.json");
+      if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+    }
+  }
+  if (auto own = tuning_path(); own && std::find(out.begin(), out.end(), *own) == out.end()) out.push_back(*own);
+  return out;
+}
+
+ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env() {
+  auto mode = env::choice("ROSTER_TUNING", {"read", "measure", "off"});
+  if (!mode) return std::move(mode).error();
+  if (!*mode) return tuning_mode::read;
+  return static_cast<tuning_mode>(**mode);
+}
+
 ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) {
   auto text = detail::read_file(path, "tuning file");
   if (!text) return std::move(text).error();
@@ -135,9 +171,17 @@ ROSTER_INLINE std::span<const tuning_record> current_tuning() {
   std::lock_guard lock(cache.mutex);
   if (const tuning_file* f = cache.current.load(std::memory_order_acquire)) return f->records;
   auto file = std::make_unique<tuning_file>();
-  if (auto path = tuning_path()) {
-    if (auto loaded = load_tuning(*path)) *file = std::move(*loaded);
-    else detail::tuning_trace("warning: " + loaded.error().message());
+  auto paths = tuning_paths();
+  if (!paths) detail::tuning_trace("warning: " + paths.error().message());
+  for (const auto& path : paths ? *paths : std::vector<std::string>{}) {
+    auto loaded = load_tuning(path);
+    if (!loaded) {
+      detail::tuning_trace("warning: " + loaded.error().message());
+      continue;
+    }
+    if (!loaded->records.empty())
+      detail::tuning_trace("read " + std::to_string(loaded->records.size()) + " records from " + path);
+    for (auto& r : loaded->records) file->records.push_back(std::move(r));
   }
   cache.current.store(file.get(), std::memory_order_release);
   cache.snapshots.push_back(std::move(file));

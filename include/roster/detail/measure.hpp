@@ -1,0 +1,154 @@
+#pragma once
+// Private: ROSTER_TUNING=measure. Adapters a decision weighs and no record
+// covers are measured once, briefly (a bounded budget each, printed), and
+// recorded in the user's tuning file, as FFTW_MEASURE plans and cuDNN's
+// benchmark mode do; the default reads what is recorded and never measures
+// unasked. Under an MPI launcher one rank per node measures and writes; the
+// others wait for its records (bounded) or go on without them.
+
+#include <roster/acquire.hpp>
+#include <roster/circuits.hpp>
+#include <roster/program.hpp>
+#include <roster/select.hpp>
+#include <roster/tuning/store.hpp>
+#include <roster/detail/decision.hpp>
+#include <roster/detail/text.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace roster::detail {
+
+/// The time one adapter's measurement may take.
+inline constexpr std::chrono::milliseconds measure_budget{300};
+/// A figure beyond this is no measurement (100 TB/s, twenty times an H200's HBM).
+inline constexpr double max_plausible_gbps = 100'000.0;
+
+inline std::string utc_now_iso() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  ::gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return stamp;
+}
+
+// Times triad on one adapter within the budget: arrays grown until one run
+// takes a millisecond (at most 2^24 elements), then as many runs as fit.
+inline expected<tuning_record> measure_triad(const backend_registration& backend, const adapter_info& a) {
+  acquire_options options;
+  options.wrap = true;
+  auto d = open(backend, device_spec{a.backend, a.ordinal}, options);
+  if (!d) return std::move(d).error();
+  const element_type t = a.f64 ? element_type::f64 : element_type::f32;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t n = std::size_t{1} << 16;
+  std::vector<double> gbps;
+  while (std::chrono::steady_clock::now() - start < measure_budget) {
+    auto x = (*d)->allocate(t, n), y = (*d)->allocate(t, n), z = (*d)->allocate(t, n);
+    if (!x || !y || !z) return make_error(errc::out_of_memory, a.spec() + ": measure: no memory for the arrays",
+                                          "free memory, or set ROSTER_TUNING=read");
+    program fill;
+    fill.fill(*y, 1.0).fill(*z, 2.0);
+    program triad;
+    triad.triad(*x, *y, *z, 0.5);
+    if (auto ok = (*d)->dispatch(fill); !ok) return std::move(ok).error();
+    auto warm = (*d)->timed_dispatch(triad);
+    if (!warm) return std::move(warm).error();
+    if (warm->count() < 1'000'000 && n < (std::size_t{1} << 24)) {
+      for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
+      n *= 4;
+      continue;
+    }
+    while (gbps.size() < 50 && std::chrono::steady_clock::now() - start < measure_budget) {
+      auto ns = (*d)->timed_dispatch(triad);
+      if (!ns) return std::move(ns).error();
+      gbps.push_back(3.0 * static_cast<double>(n * size_of(t)) / std::max<double>(1.0, double(ns->count())));
+    }
+    for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
+    break;
+  }
+  if (gbps.size() < 3)
+    return make_error(errc::unavailable, a.spec() + ": measure: too few runs within " +
+                                             std::to_string(measure_budget.count()) + " ms",
+                      "run roster-info bench for this adapter, or set ROSTER_TUNING=read");
+  std::vector<double> times;  // time per byte: the rule's "lower is better"
+  for (double g : gbps) times.push_back(1.0 / g);
+  const auto s = summarize(times);
+  if (1.0 / s.median > max_plausible_gbps)
+    return make_error(errc::device_fault,
+                      a.spec() + ": measure: triad at " + fixed(1.0 / s.median) +
+                          " GB/s is beyond any memory's bandwidth (the device ran nothing?)",
+                      "check the backend's dispatch with roster-info bench, or set ROSTER_TUNING=read");
+  tuning_record r;
+  r.backend = a.backend;
+  r.device = tuning_device_key(a);
+  r.driver_version = a.driver_version;
+  r.spec = a.spec();
+  r.name = a.name;
+  r.measured_at = utc_now_iso();
+  r.elements = n;
+  r.reps = static_cast<std::uint32_t>(gbps.size());
+  r.figures.push_back({op::triad, t, 1.0 / s.median, s.spread});
+  return r;
+}
+
+// Measures the adapters of `circuits` that no record covers and records them
+// (under a launcher, local rank 0 measures; the others wait for its records).
+// Returns what happened, for the decision's reasons.
+inline std::string measure_missing(std::span<const circuit* const> circuits, bool waiting_rank) {
+  std::vector<adapter_info> missing;
+  for (const circuit* c : circuits) {
+    missing.push_back(c->adapter);
+    for (const auto& a : c->alternates) missing.push_back(a);
+  }
+  std::erase_if(missing, [](const adapter_info& a) { return find_tuning(current_tuning(), a).record != nullptr; });
+  if (missing.empty()) return "ROSTER_TUNING=measure: every adapter weighed has a record";
+  if (waiting_rank) {
+    // Local rank 0 measures: wait for its records, bounded, then go on with what there is.
+    const auto limit = std::chrono::steady_clock::now() + missing.size() * 2 * measure_budget + std::chrono::seconds(2);
+    while (std::chrono::steady_clock::now() < limit) {
+      reload_tuning();
+      bool all = true;
+      for (const auto& a : missing) all = all && find_tuning(current_tuning(), a).record != nullptr;
+      if (all) return "ROSTER_TUNING=measure: local rank 0 measured; its records were read";
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return "ROSTER_TUNING=measure: local rank 0's records did not come in time; decided without them";
+  }
+  std::vector<tuning_record> made;
+  std::string done;
+  for (const auto& a : missing) {
+    const backend_registration* b = find_backend(a.backend);
+    if (b == nullptr) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = measure_triad(*b, a);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string line = "roster: ROSTER_TUNING=measure: " + a.spec() + " (" + a.name + "): ";
+    if (r) {
+      line += "triad " + fixed(r->figures.front().gbps) + " GB/s, " + std::to_string(r->reps) + " runs in " +
+              fixed(took, 2) + " s";
+      made.push_back(std::move(*r));
+    } else {
+      line += "not measured: " + std::string(r.error().what());
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+    done += (done.empty() ? "" : "; ") + line.substr(8);
+  }
+  if (!made.empty()) {
+    auto path = tuning_path();
+    if (!path) return done + "; not recorded: " + std::string(path.error().what());
+    if (auto ok = save_tuning(*path, made); !ok) return done + "; not recorded: " + std::string(ok.error().what());
+    reload_tuning();
+    done += "; recorded in " + *path;
+  }
+  return done;
+}
+
+}  // namespace roster::detail

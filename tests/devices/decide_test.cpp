@@ -1,0 +1,371 @@
+// The one decision over registry test backends: every "best device" call
+// names the same adapter, measurements decide (and a software CPU adapter
+// never leads without them), the launcher's rank is followed by the router
+// too, roles know each other, masks bind explicit specs, and a backend the
+// selector rules out is not asked.
+
+#include "test_backends.hpp"
+
+#include <roster/detail/occupancy.hpp>
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+using namespace devices_test;
+using roster::device_type;
+
+constexpr const char* cleared[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "SLURM_LOCALID",
+                                   "CUDA_VISIBLE_DEVICES", "ROSTER_DEVICE_SELECTOR", "ROSTER_DEVICE",
+                                   "ROSTER_REQUIRE", "ROSTER_TUNING", "ROSTER_TUNING_PATH", "ROSTER_TRACE"};
+
+class decide : public ::testing::Test {
+ protected:
+  std::string dir;
+  void SetUp() override {
+    register_test_backends();
+    for (const char* v : cleared) ::unsetenv(v);
+    char tmpl[] = "/tmp/roster-decide-XXXXXX";
+    dir = ::mkdtemp(tmpl);
+    ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+    roster::detail::set_occupancy_source_for_testing(
+        [](const roster::adapter_info&) { return std::optional<roster::device_occupancy>{}; });
+    set_adapters<0>({});
+    set_adapters<1>({});
+    set_adapters<2>({});
+    refresh();
+  }
+  void TearDown() override {
+    for (const char* v : cleared) ::unsetenv(v);
+    std::filesystem::remove_all(dir);
+    ::unsetenv("XDG_CACHE_HOME");
+    set_adapters<0>({});
+    set_adapters<1>({});
+    set_adapters<2>({});
+    refresh();
+  }
+  static void refresh() {
+    roster::reload_tuning();
+    roster::rescan();
+  }
+  std::string tuning_file() const { return dir + "/roster/tuning.json"; }
+  // Records a triad figure (GB/s, with a spread) for an adapter in the user's file.
+  void record(const roster::adapter_info& a, double gbps, double spread = 0.01, std::string device = {}) {
+    roster::tuning_record r;
+    r.backend = a.backend;
+    r.device = device.empty() ? roster::tuning_device_key(a) : device;
+    r.driver_version = a.driver_version;
+    r.spec = a.spec();
+    r.name = a.name;
+    r.figures.push_back({roster::op::triad, roster::element_type::f64, gbps, spread});
+    ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{r}));
+    refresh();
+  }
+  // The adapter each "best device" call names, in one list.
+  static std::vector<std::string> every_route() {
+    std::vector<std::string> out;
+    auto d = roster::decide();
+    out.push_back(d ? d->spec.str() : "decide: " + d.error().message());
+    const roster::circuit* p = roster::primary();
+    out.push_back(p ? p->adapter.spec() : "primary: none");
+    auto dd = roster::default_device();
+    out.push_back(dd ? (*dd)->adapter().spec() : "default_device: " + dd.error().message());
+    roster::device* tp = roster::try_primary_device();
+    out.push_back(tp ? tp->adapter().spec() : "try_primary_device: none");
+    auto b = roster::bind_rank();
+    out.push_back(b ? b->circuit->adapter.spec() : "bind_rank: " + b.error().message());
+    auto routed = roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f64);
+    out.push_back(routed ? routed->device->adapter().spec() : "acquire_preferred: " + routed.error().message());
+    return out;
+  }
+  static void expect_all(const std::vector<std::string>& routes, const std::string& spec) {
+    for (const auto& r : routes) EXPECT_EQ(r, spec) << "routes: decide, primary, default_device, "
+                                                        "try_primary_device, bind_rank, acquire_preferred";
+  }
+};
+
+roster::adapter_info cpu_adapter(const char* backend, bool software, std::string name) {
+  auto a = make_adapter(backend, device_type::cpu, 0, "", std::move(name));
+  a.software = software;
+  a.vendor_id = 0;
+  return a;
+}
+
+TEST_F(decide, a_software_cpu_adapter_never_leads_the_native_one_without_records) {
+  // The host CPU seen by a software Vulkan (backend a, rank 10) and by the
+  // native CPU backend (host, rank 30): rank alone would pick the software one.
+  auto lavapipe = cpu_adapter(backend_a, true, "llvmpipe");
+  auto native = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<0>({lavapipe});
+  set_adapters<2>({native});
+  refresh();
+  expect_all(every_route(), native.spec());
+  auto cs = roster::circuits();
+  ASSERT_TRUE(cs);
+  ASSERT_EQ(cs->size(), 1u);
+  EXPECT_NE(cs->front().preferred_because.find("before the software " + lavapipe.spec()), std::string::npos)
+      << cs->front().preferred_because;
+}
+
+TEST_F(decide, records_decide_inside_the_host_cpu_circuit) {
+  auto lavapipe = cpu_adapter(backend_a, true, "llvmpipe");
+  auto native = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<0>({lavapipe});
+  set_adapters<2>({native});
+  // The native CPU measured 5x faster: it leads, by record.
+  record(lavapipe, 5.5);
+  record(native, 29.2);
+  expect_all(every_route(), native.spec());
+  EXPECT_NE((*roster::circuits()).front().preferred_because.find("by record"), std::string::npos);
+  // Records can also put the software one first, when it measured faster beyond the noise.
+  record(lavapipe, 60.0);
+  expect_all(every_route(), lavapipe.spec());
+  // ROSTER_TUNING=off: records are not read, the software rule stands.
+  ::setenv("ROSTER_TUNING", "off", 1);
+  refresh();
+  expect_all(every_route(), native.spec());
+}
+
+TEST_F(decide, records_reverse_the_rank_order_of_two_gpus_only_beyond_the_noise) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({g0, g1});
+  refresh();
+  expect_all(every_route(), g0.spec());  // PCI order
+  // g1 faster by 2%, inside the 3% minimum: no change.
+  record(g0, 100.0, 0.01);
+  record(g1, 102.0, 0.01);
+  expect_all(every_route(), g0.spec());
+  // g1 faster by 10% but the reps wandered 15%: no change either.
+  record(g0, 100.0, 0.15);
+  record(g1, 111.0, 0.15);
+  expect_all(every_route(), g0.spec());
+  // g1 faster by 10% beyond a 1% spread: g1 leads everywhere.
+  record(g0, 100.0, 0.01);
+  record(g1, 111.0, 0.01);
+  expect_all(every_route(), g1.spec());
+  auto cs = roster::circuits();
+  EXPECT_NE(cs->front().placed_because.find("by record"), std::string::npos) << cs->front().placed_because;
+}
+
+TEST_F(decide, a_site_file_matches_by_model_and_driver_and_a_uuid_record_overrides_it) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0", "Model X");
+  auto g1 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0", "Model X");
+  g0.driver_version = g1.driver_version = "580.1";
+  set_adapters<0>({g0});
+  set_adapters<1>({g1});
+  // The site file (read first) says backend b runs this model faster.
+  const std::string site = dir + "/site.json";
+  auto model_record = [](const char* backend, double gbps) {
+    roster::tuning_record r;
+    r.backend = backend;
+    r.device = "model:Model X";
+    r.driver_version = "580.1";
+    r.figures.push_back({roster::op::triad, roster::element_type::f64, gbps, 0.01});
+    return r;
+  };
+  ASSERT_TRUE(roster::save_tuning(site, std::vector{model_record(backend_a, 100.0), model_record(backend_b, 150.0)}));
+  ::setenv("ROSTER_TUNING_PATH", site.c_str(), 1);
+  refresh();
+  expect_all(every_route(), g1.spec());
+  auto m = roster::find_tuning(roster::current_tuning(), g0);
+  ASSERT_NE(m.record, nullptr);
+  EXPECT_TRUE(m.by_model);
+  // Another driver: the model records do not apply, rank order stands.
+  // A UUID record in the user's file overrides the site's model record.
+  record(g0, 300.0);
+  expect_all(every_route(), g0.spec());
+  EXPECT_FALSE(roster::find_tuning(roster::current_tuning(), g0).by_model);
+}
+
+TEST_F(decide, under_a_launcher_the_router_opens_the_ranks_own_gpu) {
+  std::vector<roster::adapter_info> gpus;
+  for (std::uint8_t i = 1; i <= 4; ++i)
+    gpus.push_back(make_adapter(backend_a, device_type::discrete_gpu, i, "0000:00:0" + std::to_string(5 + i) + ".0"));
+  set_adapters<0>(gpus);
+  set_adapters<2>({cpu_adapter(backend_host, false, "Host CPU")});
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "4", 1);
+  std::vector<std::string> seen;
+  for (int rank = 0; rank < 4; ++rank) {
+    ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", std::to_string(rank).c_str(), 1);
+    refresh();
+    const auto routes = every_route();
+    expect_all(routes, gpus[static_cast<std::size_t>(rank)].spec());
+    seen.push_back(routes.front());
+  }
+  std::sort(seen.begin(), seen.end());
+  EXPECT_EQ(std::unique(seen.begin(), seen.end()), seen.end()) << "four ranks, four devices";
+}
+
+TEST_F(decide, the_router_moves_off_the_ranks_circuit_only_when_it_cannot_run_the_program) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  g1.f64 = false;
+  set_adapters<0>({g0, g1});
+  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  refresh();
+  auto floats = roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f32);
+  ASSERT_TRUE(floats) << floats.error().message();
+  EXPECT_EQ(floats->device->adapter().spec(), g1.spec());
+  auto doubles = roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f64);
+  ASSERT_TRUE(doubles) << doubles.error().message();
+  EXPECT_EQ(doubles->device->adapter().spec(), g0.spec());
+  bool said = false;
+  for (const auto& r : doubles->decision.reasons) said = said || r.find("cannot run the work") != std::string::npos;
+  EXPECT_TRUE(said) << "the move is said";
+  ASSERT_FALSE(doubles->decision.passed.empty());
+  EXPECT_EQ(doubles->decision.passed.front().reason, "it has no double support");
+}
+
+TEST_F(decide, the_selector_the_masks_and_the_requirement_bind_the_router) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto b0 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto host = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<0>({g0});
+  set_adapters<1>({b0});
+  set_adapters<2>({host});
+  const std::string excluded = std::string("!") + backend_a + ":*";
+  ::setenv("ROSTER_DEVICE_SELECTOR", excluded.c_str(), 1);
+  refresh();
+  expect_all(every_route(), b0.spec());
+  ::unsetenv("ROSTER_DEVICE_SELECTOR");
+  // The vendor mask hides the GPU from both backends: the host CPU remains.
+  ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  refresh();
+  expect_all(every_route(), host.spec());
+  // ...and strict mode leaves nothing: every route fails, none falls back.
+  ::setenv("ROSTER_REQUIRE", "gpu", 1);
+  refresh();
+  EXPECT_FALSE(roster::decide());
+  EXPECT_FALSE(roster::default_device());
+  EXPECT_EQ(roster::try_primary_device(), nullptr);
+  EXPECT_FALSE(roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f64));
+  EXPECT_FALSE(roster::bind_rank());
+}
+
+TEST_F(decide, a_masked_adapter_is_refused_by_explicit_spec_with_the_mask_named) {
+  auto g0 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<1>({g0});
+  ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  refresh();
+  auto d = roster::acquire(g0.spec());
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().message().find("CUDA_VISIBLE_DEVICES"), std::string::npos) << d.error().message();
+  EXPECT_NE(d.error().message().find("\nFix: "), std::string::npos);
+  EXPECT_FALSE(roster::get_device(g0.spec()));
+}
+
+TEST_F(decide, the_auxiliary_is_never_the_primarys_device_while_another_circuit_exists) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({g0, g1});
+  refresh();
+  roster::device* p = roster::try_primary_device();
+  roster::device* a = roster::try_auxiliary_device();
+  ASSERT_NE(p, nullptr);
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(p, a);
+  // ROSTER_DEVICE names the second GPU: the primary follows it, the auxiliary avoids it.
+  ::setenv("ROSTER_DEVICE", g1.spec().c_str(), 1);
+  refresh();
+  auto dd = roster::default_device();
+  ASSERT_TRUE(dd);
+  EXPECT_EQ((*dd)->adapter().spec(), g1.spec());
+  roster::device* aux = roster::try_auxiliary_device();
+  ASSERT_NE(aux, nullptr);
+  EXPECT_EQ(aux->adapter().spec(), g0.spec());
+  EXPECT_NE(aux, *dd);
+}
+
+TEST_F(decide, an_adapter_with_neither_uuid_nor_pci_takes_no_ranks_unless_named) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  auto anon = make_adapter(backend_b, device_type::discrete_gpu, 0, "", "No identity");
+  set_adapters<0>({g0});
+  set_adapters<1>({anon});
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  refresh();
+  auto b = roster::bind_rank();
+  ASSERT_TRUE(b) << b.error().message();
+  EXPECT_EQ(b->circuit->adapter.spec(), g0.spec()) << "rank 1 shares the identified GPU";
+  EXPECT_EQ(roster::circuits()->size(), 2u) << "it is still listed";
+  const std::string named = std::string(backend_b) + ":*;" + backend_a + ":*";
+  ::setenv("ROSTER_DEVICE_SELECTOR", named.c_str(), 1);
+  refresh();
+  auto named_b = roster::bind_rank();
+  ASSERT_TRUE(named_b);
+  EXPECT_EQ(named_b->circuit->adapter.spec(), g0.spec()) << "named: it takes rank 0, rank 1 the next";
+}
+
+TEST_F(decide, a_backend_the_selector_rules_out_is_not_asked) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({g0});
+  set_adapters<1>({make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0")});
+  const std::string only_a = std::string(backend_a) + ":*";
+  ::setenv("ROSTER_DEVICE_SELECTOR", only_a.c_str(), 1);
+  set_adapters<1>({make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0")});  // resets the count
+  refresh();
+  ASSERT_TRUE(roster::decide());
+  EXPECT_EQ(enumerations_of<1>(), 0) << "backend b's enumerator ran";
+  EXPECT_GT(enumerations_of<0>(), 0);
+  // ROSTER_DEVICE names a device: default_device asks no enumerator at all.
+  ::unsetenv("ROSTER_DEVICE_SELECTOR");
+  ::setenv("ROSTER_DEVICE", g0.spec().c_str(), 1);
+  set_adapters<0>({g0});
+  set_adapters<1>({});
+  auto d = roster::default_device();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ((*d)->adapter().spec(), g0.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0);
+}
+
+TEST_F(decide, roster_trace_prints_the_decision_and_its_reasons) {
+  set_adapters<2>({cpu_adapter(backend_host, false, "Host CPU")});
+  ::setenv("ROSTER_TRACE", "1", 1);
+  refresh();
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(roster::decide());
+  const std::string err = testing::internal::GetCapturedStderr();
+  for (const char* part : {"roster: decision (primary): ", "selector: none", "masks: none set", "require: none",
+                           "launcher: none", "role: primary", "measurements: "})
+    EXPECT_NE(err.find(part), std::string::npos) << part << " in:\n" << err;
+}
+
+TEST_F(decide, measure_mode_measures_what_no_record_covers_and_records_it) {
+  // The test adapters' devices run nothing, so this uses the real path on a
+  // backend that cannot be measured: the decision goes on and says so.
+  auto host = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<2>({host});
+  ::setenv("ROSTER_TUNING", "measure", 1);
+  refresh();
+  testing::internal::CaptureStderr();
+  auto d = roster::decide();
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), host.spec());
+  EXPECT_NE(err.find("ROSTER_TUNING=measure: " + host.spec()), std::string::npos) << err;
+  bool said = false;
+  for (const auto& r : d->reasons) said = said || r.rfind("measure: ", 0) == 0;
+  EXPECT_TRUE(said);
+  // The default reads and never measures.
+  ::unsetenv("ROSTER_TUNING");
+  refresh();
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(roster::decide());
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("measure"), std::string::npos);
+  // A word it does not know is an error with a Fix.
+  ::setenv("ROSTER_TUNING", "sometimes", 1);
+  refresh();
+  auto bad = roster::decide();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message().find("ROSTER_TUNING='sometimes'"), std::string::npos) << bad.error().message();
+}
+
+}  // namespace
