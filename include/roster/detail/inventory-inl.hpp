@@ -32,25 +32,9 @@ inline bool same_type(const record& r, std::uint32_t lo, std::uint32_t hi) noexc
   return r.getter != 0 && r.type_lo == lo && r.type_hi == hi;
 }
 
-// Returns the object of a record: its getter is `lea object(%rip), %rax; ret`
-// when the object binds locally, read here without a call; anything else
-// (a GOT load, -O0 code, sanitizer prologues) is called.
+// Returns the object of a record: its getter's result (null for a
+// conditional submission whose condition is false).
 inline const void* object_of(const record& r) noexcept {
-  const auto* code = at_offset<const unsigned char>(&r.getter);
-#if defined(__x86_64__)
-  static constexpr unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-  if (std::memcmp(code, endbr64, 4) == 0) code += 4;
-  // -O0 keeps a frame: push %rbp; mov %rsp,%rbp; lea; pop %rbp; ret.
-  static constexpr unsigned char frame[4] = {0x55, 0x48, 0x89, 0xe5};
-  const bool framed = std::memcmp(code, frame, 4) == 0;
-  if (framed) code += 4;
-  if (code[0] == 0x48 && code[1] == 0x8d && code[2] == 0x05 && code[7 + framed] == 0xc3 &&
-      (!framed || code[7] == 0x5d)) {
-    std::int32_t disp;
-    std::memcpy(&disp, code + 3, sizeof disp);
-    return code + 7 + disp;  // %rip-relative: from the end of the lea
-  }
-#endif
   return reinterpret_cast<object_getter>(const_cast<unsigned char*>(at_offset<const unsigned char>(&r.getter)))();
 }
 
