@@ -5,7 +5,13 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/inventory_hub_state.hpp>
-#include <roster/detail/platform/elf_modules.hpp>
+#if defined(_WIN32)
+#  include <roster/detail/platform/pe_modules.hpp>
+#elif defined(__APPLE__)
+#  include <roster/detail/platform/macho_modules.hpp>
+#else
+#  include <roster/detail/platform/elf_modules.hpp>
+#endif
 
 #include <algorithm>
 #include <chrono>

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 
 namespace roster::detail {
 
@@ -23,7 +22,7 @@ struct module_entry {
 };
 
 struct hub {
-  std::mutex mutex;  // serialises collection, module events and detach
+  hub_mutex mutex;  // serialises collection, module events and detach
   inventory_slot* slots = nullptr;
   const snapshot* retired = nullptr;
   std::uint64_t generation = 0;

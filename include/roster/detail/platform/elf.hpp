@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #define ROSTER_IMPL_NOTE_NAME "roster"
 #define ROSTER_IMPL_NOTE_TYPE 0x52535452  // "RTSR"
@@ -47,6 +48,9 @@ namespace roster::detail {
 struct module_node : module_state {
   std::atomic<std::uint32_t> state;
 };
+
+/// The hub's lock.
+using hub_mutex = std::mutex;
 
 /// What the hub keeps to tell whether a module came or went since its last
 /// walk: the loader's dlpi_adds and dlpi_subs.
