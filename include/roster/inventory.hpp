@@ -18,9 +18,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 
