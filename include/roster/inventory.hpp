@@ -4,14 +4,7 @@
 
 #include <roster/config.hpp>
 #include <roster/detail/inventory_hub.hpp>
-// The object format's section, markers and per-module hook.
-#if defined(_WIN32)
-#  include <roster/detail/platform/pe.hpp>
-#elif defined(__APPLE__)
-#  include <roster/detail/platform/macho.hpp>
-#else
-#  include <roster/detail/platform/elf.hpp>
-#endif
+#include <roster/detail/platform/format.hpp>
 
 #include <algorithm>
 #include <atomic>

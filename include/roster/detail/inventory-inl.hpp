@@ -5,13 +5,7 @@
 
 #include <roster/inventory.hpp>
 #include <roster/detail/inventory_hub_state.hpp>
-#if defined(_WIN32)
-#  include <roster/detail/platform/pe_modules.hpp>
-#elif defined(__APPLE__)
-#  include <roster/detail/platform/macho_modules.hpp>
-#else
-#  include <roster/detail/platform/elf_modules.hpp>
-#endif
+#include <roster/detail/platform/modules.hpp>
 
 #include <algorithm>
 #include <chrono>
