@@ -4,15 +4,14 @@
 
 #include <roster/config.hpp>
 #include <roster/detail/inventory_hub.hpp>
+#include <roster/detail/platform/format.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -87,14 +86,6 @@ bool entry_same_key(const void* a, const void* b) noexcept {
   }
 }
 
-// The key's halves as signed 32-bit constants: GCC prints an "i" operand
-// with %c only when it fits a signed 32-bit displacement.
-template <class T, int half>
-struct type_key_half {
-  static constexpr std::int32_t value = static_cast<std::int32_t>(
-      static_cast<std::uint32_t>(type_key<T>() >> (32 * half)));
-};
-
 template <class T>
 inventory_slot& slot_of() noexcept {
   // constinit: no guard variable, so the hit path is one acquire load. The
@@ -140,29 +131,11 @@ template <class T>
 // objects: compilers over-align and reorder objects in a section, and ASan
 // pads them; the assembler's records are never padded nor instrumented, and
 // the walk skips zero records. See detail/inventory_hub.hpp for the layout.
-// The record is emitted from inside the getter, the one place where GCC and
-// Clang accept an extended asm with the operands it needs (the type key, the
-// getter and the site string, each a link-time constant): namespace-scope asm
-// takes no operands before GCC 15. The getter is never inlined nor called
-// except by the collection; `used` keeps it at -O0 and under LTO. In CUDA
-// device compilation the getter is host code and the record is left out.
-#if defined(__clang__)
-#  define ROSTER_IMPL_NO_ASAN __attribute__((no_sanitize("address")))
-#else
-#  define ROSTER_IMPL_NO_ASAN
-#endif
-#if defined(__CUDA_ARCH__)
-#  define ROSTER_IMPL_RECORD_ASM(T, getter, site) (void)site
-#else
-#  define ROSTER_IMPL_RECORD_ASM(T, getter, site)                                                 \
-    __asm__ __volatile__(                                                                         \
-        ".pushsection " ROSTER_IMPL_SECTION_NAME ",\"aR\"," ROSTER_IMPL_ASM_TYPE(progbits) "\n"     \
-        ".balign 16\n.long %c0\n.long %c1\n.long %c2 - .\n.long %c3 - .\n.popsection"            \
-        : /* no outputs */                                                                        \
-        : "i"(::roster::detail::type_key_half<T, 0>::value),                                     \
-          "i"(::roster::detail::type_key_half<T, 1>::value), "i"(&getter), "i"(site))
-#endif
-
+// The record is emitted from inside the getter (ROSTER_IMPL_RECORD_ASM, the
+// format's), the one place where GCC and Clang accept an extended asm with
+// the operands it needs (the type key, the getter and the site string, each a
+// link-time constant): namespace-scope asm takes no operands before GCC 15.
+// The getter is never inlined nor called except by the collection.
 #define ROSTER_IMPL_SUBMIT(T, object, name) ROSTER_IMPL_SUBMIT_WHEN(T, true, object, name)
 
 // A submission whose getter returns null when `condition` (a constant
@@ -171,7 +144,7 @@ template <class T>
 #define ROSTER_IMPL_SUBMIT_WHEN(T, condition, object, name)                                      \
   static_assert(std::is_same_v<std::remove_cvref_t<decltype(object)>, T>,                     \
                 "ROSTER_SUBMIT(T, object): object must be of type T");                        \
-  [[gnu::used, gnu::noinline]] static const void* ROSTER_IMPL_CAT(name, _get)() noexcept {     \
+  [[ROSTER_IMPL_GETTER_ATTRIBUTES]] static const void* ROSTER_IMPL_CAT(name, _get)() noexcept { \
     static constexpr char site[] = __FILE__ ":" ROSTER_IMPL_STR(__LINE__);                     \
     ROSTER_IMPL_RECORD_ASM(T, ROSTER_IMPL_CAT(name, _get), site);                              \
     if constexpr (static_cast<bool>(condition)) return &(object);                              \

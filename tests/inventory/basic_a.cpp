@@ -1,6 +1,4 @@
 // Submissions for test_basic from a second translation unit.
-#include <roster/backend.hpp>
-
 #include "entries.hpp"
 #include "header_entry.hpp"
 
@@ -15,7 +13,6 @@ constexpr inv_test::sized_200 s200_1{1, "two-hundred"};
 constexpr inv_test::aligned_64 a64_2{2};
 constexpr inv_test::aligned_256 a256_2{2};
 constexpr inv_test::race_item race_b{{"race-b", 2}};
-constexpr roster::backend_registration twin_backend_a{"twin", nullptr, nullptr};
 }  // namespace
 
 ROSTER_SUBMIT(inv_test::exe_item, beta);
@@ -28,4 +25,3 @@ ROSTER_SUBMIT(inv_test::sized_200, s200_1);
 ROSTER_SUBMIT(inv_test::aligned_64, a64_2);
 ROSTER_SUBMIT(inv_test::aligned_256, a256_2);
 ROSTER_SUBMIT(inv_test::race_item, race_b);
-ROSTER_SUBMIT(roster::backend_registration, twin_backend_a);

@@ -1,6 +1,4 @@
 // Submissions for test_basic from a third translation unit.
-#include <roster/backend.hpp>
-
 #include "entries.hpp"
 #include "header_entry.hpp"
 
@@ -17,7 +15,6 @@ constexpr inv_test::aligned_64 a64_3{3};
 constexpr inv_test::aligned_256 a256_1{1};
 constexpr inv_test::aligned_256 a256_3{3};
 constexpr inv_test::race_item race_c{{"race-c", 3}};
-constexpr roster::backend_registration twin_backend_b{"twin", nullptr, nullptr};
 }  // namespace
 
 ROSTER_SUBMIT(inv_test::exe_item, alpha);
@@ -32,4 +29,3 @@ ROSTER_SUBMIT(inv_test::aligned_64, a64_3);
 ROSTER_SUBMIT(inv_test::aligned_256, a256_1);
 ROSTER_SUBMIT(inv_test::aligned_256, a256_3);
 ROSTER_SUBMIT(inv_test::race_item, race_c);
-ROSTER_SUBMIT(roster::backend_registration, twin_backend_b);

@@ -20,7 +20,18 @@ void* counted(std::size_t n) noexcept {
 void* counted_aligned(std::size_t n, std::align_val_t a) noexcept {
   if (counting) ++allocations;
   auto al = static_cast<std::size_t>(a);
+#if defined(_WIN32)
+  return _aligned_malloc(n == 0 ? 1 : n, al);  // the C runtime has no aligned_alloc
+#else
   return std::aligned_alloc(al, (n + al - 1) / al * al);
+#endif
+}
+void free_aligned(void* p) noexcept {
+#if defined(_WIN32)
+  _aligned_free(p);
+#else
+  std::free(p);
+#endif
 }
 
 struct alloc_item : inv_test::item {};
@@ -57,8 +68,8 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { free_aligned(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { free_aligned(p); }
 
 TEST(inventory_allocation, first_collection_allocates_exactly_once) {
   counting = true;

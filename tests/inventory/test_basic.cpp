@@ -2,7 +2,6 @@
 // entry from a header included everywhere, conflicts and the first-call race.
 #include <gtest/gtest.h>
 
-#include <roster/backend.hpp>
 #include <roster/inventory.hpp>
 
 #include <barrier>
@@ -124,17 +123,6 @@ TEST(inventory_executable, duplicate_key_keeps_the_first_site_and_reports_both) 
   ASSERT_NE(info.dropped_site, nullptr);
   EXPECT_NE(std::string(info.kept_site).find("basic_a.cpp:"), std::string::npos) << info.kept_site;
   EXPECT_NE(std::string(info.dropped_site).find("basic_b.cpp:"), std::string::npos) << info.dropped_site;
-}
-
-TEST(inventory_executable, duplicate_backend_id_is_a_conflict_error_with_a_fix) {
-  auto ok = roster::check_backends();
-  ASSERT_FALSE(ok);
-  EXPECT_EQ(ok.error().code(), roster::errc::conflict);
-  const std::string& m = ok.error().message();
-  EXPECT_NE(m.find("basic_a.cpp:"), std::string::npos) << m;
-  EXPECT_NE(m.find("basic_b.cpp:"), std::string::npos) << m;
-  EXPECT_FALSE(ok.error().fix().empty()) << m;
-  EXPECT_EQ(roster::inventory<roster::backend_registration>().size(), 1u);
 }
 
 TEST(inventory_executable, sixty_four_threads_racing_the_first_call_collect_once) {

@@ -1,39 +1,33 @@
-// A plugin opened with dlopen appears in the next snapshot and disappears
-// after dlclose; snapshots handed out before stay readable.
+// A plugin opened with dlopen (LoadLibrary) appears in the next snapshot and
+// disappears after dlclose (FreeLibrary); snapshots handed out before stay
+// readable.
 #include <gtest/gtest.h>
 
 #include <roster/inventory.hpp>
-
-#include <dlfcn.h>
 
 #include <string>
 #include <vector>
 
 #include "entries.hpp"
+#include "module_loader.hpp"
 
 namespace {
 constexpr inv_test::plugin_item host{{"host", 0}};
 }  // namespace
 ROSTER_SUBMIT(inv_test::plugin_item, host);
 
+using inv_test::close_module;
+using inv_test::module_error;
+using inv_test::open_module;
 using inv_test::plugin_item;
-
-namespace {
-bool loaded(const char* path) {
-  void* h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
-  if (h == nullptr) return false;
-  dlclose(h);
-  return true;
-}
-}  // namespace
 
 TEST(inventory_plugin, appears_after_dlopen_and_disappears_after_dlclose) {
   auto before = roster::inventory<plugin_item>();
   ASSERT_EQ(before.size(), 1u);
   const auto generation = roster::inventory_info<plugin_item>().generation;
 
-  void* h = dlopen(ROSTER_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(h, nullptr) << dlerror();
+  void* h = open_module(ROSTER_TEST_PLUGIN);
+  ASSERT_NE(h, nullptr) << module_error();
   auto during = roster::inventory<plugin_item>();
   ASSERT_EQ(during.size(), 3u);
   EXPECT_EQ(during[0]->name, "host");
@@ -42,8 +36,8 @@ TEST(inventory_plugin, appears_after_dlopen_and_disappears_after_dlclose) {
   EXPECT_GT(roster::inventory_info<plugin_item>().generation, generation);
   const std::vector<const plugin_item*> copy(during.begin(), during.end());
 
-  ASSERT_EQ(dlclose(h), 0);
-  ASSERT_FALSE(loaded(ROSTER_TEST_PLUGIN)) << "the plugin was not unloaded";
+  ASSERT_TRUE(close_module(h));
+  ASSERT_FALSE(inv_test::module_loaded(ROSTER_TEST_PLUGIN)) << "the plugin was not unloaded";
   auto after = roster::inventory<plugin_item>();
   ASSERT_EQ(after.size(), 1u);
   EXPECT_EQ(after[0]->name, "host");
@@ -58,21 +52,21 @@ TEST(inventory_plugin, appears_after_dlopen_and_disappears_after_dlclose) {
 }
 
 TEST(inventory_plugin, slot_of_an_unloaded_plugin_leaves_the_hub) {
-  void* probe = dlopen(ROSTER_TEST_PLUGIN_PROBE, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(probe, nullptr) << dlerror();
-  auto count = reinterpret_cast<std::size_t (*)()>(dlsym(probe, "inv_probe_count"));
-  ASSERT_NE(count, nullptr) << dlerror();
+  void* probe = open_module(ROSTER_TEST_PLUGIN_PROBE);
+  ASSERT_NE(probe, nullptr) << module_error();
+  auto count = reinterpret_cast<std::size_t (*)()>(inv_test::module_symbol(probe, "inv_probe_count"));
+  ASSERT_NE(count, nullptr) << module_error();
   EXPECT_EQ(count(), 1u);
-  ASSERT_EQ(dlclose(probe), 0);
-  ASSERT_FALSE(loaded(ROSTER_TEST_PLUGIN_PROBE)) << "the probe plugin was not unloaded";
+  ASSERT_TRUE(close_module(probe));
+  ASSERT_FALSE(inv_test::module_loaded(ROSTER_TEST_PLUGIN_PROBE)) << "the probe plugin was not unloaded";
 
   // Loading and unloading another module invalidates every linked slot; a
   // slot left behind by the probe would be written after its memory is gone.
   for (int i = 0; i < 2; ++i) {
-    void* h = dlopen(ROSTER_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(h, nullptr) << dlerror();
+    void* h = open_module(ROSTER_TEST_PLUGIN);
+    ASSERT_NE(h, nullptr) << module_error();
     EXPECT_EQ(roster::inventory<plugin_item>().size(), 3u);
-    ASSERT_EQ(dlclose(h), 0);
+    ASSERT_TRUE(close_module(h));
     EXPECT_EQ(roster::inventory<plugin_item>().size(), 1u);
   }
 }

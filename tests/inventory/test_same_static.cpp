@@ -4,16 +4,15 @@
 
 #include <roster/inventory.hpp>
 
-#include <dlfcn.h>
-
 #include "entries.hpp"
+#include "module_loader.hpp"
 
 TEST(inventory_same_static_library, exe_and_plugin_copies_yield_each_entry_once) {
   ASSERT_EQ(roster::inventory<inv_test::common_item>().size(), 3u);
   ASSERT_EQ(roster::inventory<inv_test::note>().size(), 3u);
 
-  void* h = dlopen(ROSTER_TEST_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-  ASSERT_NE(h, nullptr) << dlerror();
+  void* h = inv_test::open_module(ROSTER_TEST_PLUGIN);
+  ASSERT_NE(h, nullptr) << inv_test::module_error();
 
   auto items = roster::inventory<inv_test::common_item>();
   ASSERT_EQ(items.size(), 3u);
@@ -30,10 +29,11 @@ TEST(inventory_same_static_library, exe_and_plugin_copies_yield_each_entry_once)
   EXPECT_EQ(roster::inventory_info<inv_test::note>().duplicates, 3u);
 
   // The executable's copy wins: it is first in the dynamic linker's order.
-  Dl_info where{};
-  ASSERT_NE(dladdr(items[0], &where), 0);
-  Dl_info plugin_where{};
-  ASSERT_NE(dladdr(dlsym(h, "inv_common_plugin_marker"), &plugin_where), 0);
-  EXPECT_NE(where.dli_fbase, plugin_where.dli_fbase);
-  ASSERT_EQ(dlclose(h), 0);
+  const void* where = inv_test::module_base_of(items[0]);
+  const void* plugin_where = inv_test::module_base_of(inv_test::module_symbol(h, "inv_common_plugin_marker"));
+  ASSERT_NE(where, nullptr);
+  ASSERT_NE(plugin_where, nullptr);
+  EXPECT_NE(where, plugin_where);
+  EXPECT_EQ(where, inv_test::module_base_of(reinterpret_cast<const void*>(&roster::inventory<inv_test::common_item>)));
+  ASSERT_TRUE(inv_test::close_module(h));
 }

@@ -1,189 +1,42 @@
 #pragma once
-// Private: the hub's out-of-line code; inline in header-only mode, compiled
-// once into the library otherwise.
+// Private: the hub's out-of-line code, the same for every object format (the
+// module walk is the format's, in detail/platform/); inline in header-only
+// mode, compiled once into the library otherwise.
 
 #include <roster/inventory.hpp>
-
-#include <dlfcn.h>
-#include <link.h>
+#include <roster/detail/inventory_hub_state.hpp>
+#include <roster/detail/platform/modules.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <new>
 
 namespace roster::detail {
 
-/// One module found through its note, in dl_iterate_phdr's order.
-struct module_entry {
-  const record* begin;
-  const record* end;
-  module_node* node;
-  ElfW(Addr) base;   // dlpi_addr: link_map::l_addr
-  const char* name;  // dlpi_name: link_map::l_name
-};
-
-struct hub {
-  std::mutex mutex;  // serialises collection, module events and detach
-  inventory_slot* slots = nullptr;
-  const snapshot* retired = nullptr;
-  std::uint64_t generation = 0;
-  std::atomic<std::uint64_t> collections{0};
-  // The modules that carry a note, as of the loader's counters below; kept
-  // in static storage up to its size so a collection allocates only its
-  // snapshot, on the heap beyond.
-  static constexpr std::size_t inline_modules = 64;
-  module_entry inline_list[inline_modules] = {};
-  module_entry* list = nullptr;
-  std::size_t capacity = 0;
-  std::size_t count = 0;
-  bool known = false;  // false: rescan at the next collection
-  unsigned long long adds = 0;
-  unsigned long long subs = 0;
-};
-
-// Process-wide: default visibility, so every module shares this one hub.
 ROSTER_API ROSTER_INLINE hub& the_hub() noexcept {
   static constinit hub h;  // load_plugin looks this name up (detail/plugin_hub.hpp)
   return h;
 }
 
-namespace {
 // Invalidates every published snapshot; called with the hub locked.
 inline void invalidate_all(hub& h) noexcept {
   ++h.generation;
   for (auto* s = h.slots; s != nullptr; s = s->next) s->current.store(nullptr, std::memory_order_release);
 }
 
-template <class To>
-inline To* at_offset(const void* field) noexcept {
-  std::int32_t off;
-  std::memcpy(&off, field, sizeof off);
-  return reinterpret_cast<To*>(reinterpret_cast<std::uintptr_t>(field) + static_cast<std::intptr_t>(off));
-}
-
-struct counters {
-  unsigned long long adds = 0, subs = 0;
-  bool ok = false;
-};
-
-inline int read_counters_cb(dl_phdr_info* info, std::size_t size, void* data) noexcept {
-  auto* c = static_cast<counters*>(data);
-  if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-    c->adds = info->dlpi_adds;
-    c->subs = info->dlpi_subs;
-    c->ok = true;
-  }
-  return 1;  // the first module carries the counters: stop
-}
-
-struct module_scan {
-  module_entry* out;
-  std::size_t capacity;
-  std::size_t count;
-};
-
-// Finds the module's roster notes (several when LTO joined the top-level
-// assembly of many units into one object: the same bounds, kept once).
-// Runs under the loader's lock, so a module that is mapped but not yet
-// initialised (its hook has not run, its GOT may not be relocated) is seen
-// with state unseen and left out; its hook rescans when it runs.
-inline int scan_modules_cb(dl_phdr_info* info, std::size_t, void* data) noexcept {
-  auto* scan = static_cast<module_scan*>(data);
-  for (int p = 0; p < info->dlpi_phnum; ++p) {
-    const auto& ph = info->dlpi_phdr[p];
-    if (ph.p_type != PT_NOTE) continue;
-    // The padding follows p_align in principle, but mold merges 4- and
-    // 8-aligned notes into one segment aligned 8: read it both ways (a note
-    // found twice is kept once).
-    for (const std::size_t align : {std::size_t{4}, std::size_t{8}}) {
-      auto at = static_cast<std::uintptr_t>(info->dlpi_addr + ph.p_vaddr);
-      const std::uintptr_t end = at + ph.p_memsz;
-      while (at + sizeof(ElfW(Nhdr)) <= end) {
-        ElfW(Nhdr) nh;
-        std::memcpy(&nh, reinterpret_cast<const void*>(at), sizeof nh);
-        const std::uintptr_t name = at + sizeof nh;
-        const std::uintptr_t desc = name + ((nh.n_namesz + align - 1) & ~(align - 1));
-        const std::uintptr_t next = desc + ((nh.n_descsz + align - 1) & ~(align - 1));
-        if (next > end) break;
-        if (nh.n_type == ROSTER_IMPL_NOTE_TYPE && nh.n_namesz == sizeof ROSTER_IMPL_NOTE_NAME &&
-            std::memcmp(reinterpret_cast<const void*>(name), ROSTER_IMPL_NOTE_NAME, nh.n_namesz) == 0 &&
-            nh.n_descsz >= 16) {
-          const auto* fields = reinterpret_cast<const char*>(desc);
-          module_entry e{at_offset<const record>(fields + 4), at_offset<const record>(fields + 8),
-                         at_offset<module_node>(fields + 12), info->dlpi_addr, info->dlpi_name};
-          bool seen = false;
-          for (std::size_t i = std::min(scan->count, scan->capacity); i-- > 0 && !seen;) seen = scan->out[i].node == e.node;
-          if (!seen && e.node->state.load(std::memory_order_acquire) != module_node::unseen) {
-            if (scan->count < scan->capacity) scan->out[scan->count] = e;
-            ++scan->count;
-          }
-        }
-        at = next;
-      }
-    }
-  }
-  return 0;
-}
-
-// Brings the hub's module list up to date; called with the hub locked.
-// Returns false when memory for a list beyond inline_modules ran out.
-inline bool refresh_modules(hub& h) noexcept {
-  counters c;
-  dl_iterate_phdr(&read_counters_cb, &c);
-  if (h.known && c.ok && c.adds == h.adds && c.subs == h.subs) return true;
-  if (h.list == nullptr) {
-    h.list = h.inline_list;
-    h.capacity = hub::inline_modules;
-  }
-  for (;;) {
-    module_scan scan{h.list, h.capacity, 0};
-    dl_iterate_phdr(&scan_modules_cb, &scan);
-    if (scan.count <= h.capacity) {
-      h.count = scan.count;
-      break;
-    }
-    auto* bigger = static_cast<module_entry*>(::operator new(scan.count * 2 * sizeof(module_entry), std::nothrow));
-    if (bigger == nullptr) return false;
-    if (h.list != h.inline_list) ::operator delete(h.list);
-    h.list = bigger;
-    h.capacity = scan.count * 2;
-  }
-  h.known = c.ok;
-  h.adds = c.adds;
-  h.subs = c.subs;
-  return true;
-}
-
 inline bool same_type(const record& r, std::uint32_t lo, std::uint32_t hi) noexcept {
   return r.getter != 0 && r.type_lo == lo && r.type_hi == hi;
 }
 
-// Returns the object of a record: its getter is `lea object(%rip), %rax; ret`
-// when the object binds locally, read here without a call; anything else
-// (a GOT load, -O0 code, sanitizer prologues) is called.
+// Returns the object of a record: its getter's result (null for a
+// conditional submission whose condition is false).
 inline const void* object_of(const record& r) noexcept {
-  const auto* code = at_offset<const unsigned char>(&r.getter);
-#if defined(__x86_64__)
-  static constexpr unsigned char endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-  if (std::memcmp(code, endbr64, 4) == 0) code += 4;
-  // -O0 keeps a frame: push %rbp; mov %rsp,%rbp; lea; pop %rbp; ret.
-  static constexpr unsigned char frame[4] = {0x55, 0x48, 0x89, 0xe5};
-  const bool framed = std::memcmp(code, frame, 4) == 0;
-  if (framed) code += 4;
-  if (code[0] == 0x48 && code[1] == 0x8d && code[2] == 0x05 && code[7 + framed] == 0xc3 &&
-      (!framed || code[7] == 0x5d)) {
-    std::int32_t disp;
-    std::memcpy(&disp, code + 3, sizeof disp);
-    return code + 7 + disp;  // %rip-relative: from the end of the lea
-  }
-#endif
   return reinterpret_cast<object_getter>(const_cast<unsigned char*>(at_offset<const unsigned char>(&r.getter)))();
 }
-
-}  // namespace
 
 ROSTER_API ROSTER_INLINE void module_event(module_node& node, module_change what) noexcept {
   auto& h = the_hub();
@@ -192,22 +45,22 @@ ROSTER_API ROSTER_INLINE void module_event(module_node& node, module_change what
   if (what == module_change::loaded) {
     if (state != module_node::unseen) return;
     node.state.store(module_node::live, std::memory_order_release);
-    h.known = false;  // seen by the loader before its hook ran: scan again
+    module_loaded(h, node);
+    h.known = false;  // seen by the loader before its hook ran: walk again
     invalidate_all(h);
     return;
   }
+  if (state == module_node::gone) return;
   node.state.store(module_node::gone, std::memory_order_release);
+  module_unloading(h, node);
   h.known = false;
   invalidate_all(h);
   // A slot that lives in the module being unloaded (a type only that plugin
   // asked for, where the dynamic linker did not unify the slot with another
   // module's) must leave the list, or the next invalidation writes into
   // unmapped memory. It is re-linked if it is ever collected again.
-  Dl_info self{};
-  if (dladdr(&node, &self) == 0 || self.dli_fbase == nullptr) return;
   for (inventory_slot** p = &h.slots; *p != nullptr;) {
-    Dl_info where{};
-    if (dladdr(*p, &where) != 0 && where.dli_fbase == self.dli_fbase) {
+    if (in_module_of(*p, node)) {
       (*p)->linked = false;
       *p = (*p)->next;
     } else {
@@ -235,18 +88,7 @@ ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept {
 }
 
 ROSTER_API ROSTER_INLINE module_node* detach_module_of(void* handle) noexcept {
-  link_map* target = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &target) != 0 || target == nullptr) return nullptr;
-  module_node* found = nullptr;
-  {
-    auto& h = the_hub();
-    std::lock_guard lock(h.mutex);
-    if (!refresh_modules(h)) return nullptr;
-    // glibc's dlpi_name is the link_map's l_name: no dladdr (and no loader
-    // lock) needed under the hub's mutex.
-    for (std::size_t i = 0; i < h.count && found == nullptr; ++i)
-      if (h.list[i].base == target->l_addr && h.list[i].name == target->l_name) found = h.list[i].node;
-  }
+  module_node* found = module_of_handle(the_hub(), handle);
   if (found != nullptr) detach_module(*found);
   return found;
 }
@@ -310,6 +152,7 @@ ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept {
 
 ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept {
   auto& h = the_hub();
+  prepare_module_walk(h);
   std::lock_guard lock(h.mutex);
   if (const snapshot* s = slot.current.load(std::memory_order_acquire)) return s;  // lost the race
   auto start = std::chrono::steady_clock::now();
@@ -352,8 +195,8 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept 
   auto** out = reinterpret_cast<const void**>(s + 1);
   auto* work = reinterpret_cast<walk_entry*>(out + total);
 
-  // Pass 2: gather, ranking modules in the dynamic linker's order (the
-  // executable first, then libraries in load order: the earliest wins a
+  // Pass 2: gather, ranking modules in the hub's order (the executable
+  // first, then libraries as the format lists them: the earliest wins a
   // duplicate).
   std::size_t n = 0;
   for (std::size_t m = 0; m < h.count; ++m) {

@@ -1,15 +1,18 @@
 #pragma once
-// Private: the process-wide hub that merges the per-module inventory sections.
+// Private: what the inventory's collection works on, whatever the object
+// format: the record the section holds, the per-type slot, the snapshot, and
+// the hub's entry points. Everything that names a section, a start/stop
+// marker or a module walk is in detail/platform/, one file per format.
 //
 // How it works, and why it costs nothing at start-up:
 //
-// - Each ROSTER_SUBMIT adds one 16-byte record to the section
-//   "roster_inventory": the type's key, then two 32-bit PC-relative offsets
-//   (`.long target - .`, as the Linux kernel's relative exception tables):
-//   one to a two-instruction getter that returns the object's address, one
-//   to the "file:line" string. The linker resolves every offset, so the
-//   section is read-only data with no dynamic relocation and no code run per
-//   entry; its pages stay clean until the first collection reads them.
+// - Each ROSTER_SUBMIT adds one 16-byte record to the inventory section: the
+//   type's key, then two 32-bit PC-relative offsets (`.long target - .`, as
+//   the Linux kernel's relative exception tables): one to a two-instruction
+//   getter that returns the object's address, one to the "file:line" string.
+//   The linker resolves every offset, so the section is read-only data with
+//   no load-time relocation and no code run per entry; its pages stay clean
+//   until the first collection reads them.
 // - Why a getter and not an offset to the object itself: a default-visibility
 //   object in a shared library (an inline variable, registration_of<B>) may
 //   be interposed, so neither the compiler ("i" constraint) nor the linker
@@ -17,20 +20,15 @@
 //   getter's `return &object` lets the compiler pick `lea` when the object
 //   binds locally (no relocation) and a GOT load when it may be interposed
 //   (that relocation is the user's, and it yields the address every module
-//   agrees on).
-// - Each module (executable or shared object) carries one ELF note "roster"
-//   (SHT_NOTE, so the linker puts it in a PT_NOTE segment that
-//   dl_iterate_phdr shows) in a COMDAT group, holding PC-relative offsets to
-//   its own __start_/__stop_roster_inventory and to its module_node. The
-//   first collection walks dl_iterate_phdr, finds the notes and caches the
-//   modules; dlpi_adds/dlpi_subs tell a later collection whether a module
-//   came or went since.
-// - One hook per module, in the same COMDAT group: an .init_array and a
-//   .fini_array entry. They cannot be avoided: after the freeze a lookup is
-//   one acquire load, which cannot see a dlopen or a dlclose; the hook drops
-//   the published snapshots so the next lookup collects again, and on
-//   dlclose it holds the unmapping back until no collection is reading the
-//   module. It is one call per module, never per entry.
+//   agrees on). The collection calls each getter once.
+// - Each module (executable, shared object, DLL, dylib) carries its own
+//   section, bounded by its own markers, and one module_node; how the hub
+//   finds them is the format's (detail/platform/). After the freeze a lookup
+//   is one acquire load, which cannot see a module come or go: the format's
+//   per-module hook, or its loader's callback, drops the published snapshots
+//   so the next lookup collects again, and holds an unloading module mapped
+//   until no collection is reading it. It is one call per module, never per
+//   entry.
 
 #include <roster/config.hpp>
 
@@ -38,10 +36,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-
-#define ROSTER_IMPL_SECTION_NAME "roster_inventory"
-#define ROSTER_IMPL_NOTE_NAME "roster"
-#define ROSTER_IMPL_NOTE_TYPE 0x52535452  // "RTSR"
 
 namespace roster { struct inventory_stats; }
 
@@ -51,7 +45,7 @@ namespace roster::detail {
 struct record {
   std::uint32_t type_lo;  // type_key<T>(), low half
   std::uint32_t type_hi;  // high half
-  std::int32_t getter;    // getter - &getter: returns the object
+  std::int32_t getter;    // getter - &getter: returns the object (null: a condition was false)
   std::int32_t site;      // site - &site: "file:line" of the ROSTER_SUBMIT
 };
 static_assert(sizeof(record) == 16);
@@ -75,11 +69,19 @@ constexpr std::uint64_t type_key() noexcept {
   return h;
 }
 
+// The key's halves as signed 32-bit constants: GCC prints an "i" operand
+// with %c only when it fits a signed 32-bit displacement.
+template <class T, int half>
+struct type_key_half {
+  static constexpr std::int32_t value = static_cast<std::int32_t>(
+      static_cast<std::uint32_t>(type_key<T>() >> (32 * half)));
+};
+
 /// One entry while a collection gathers and sorts them.
 struct walk_entry {
   const void* object;
   const char* site;
-  std::size_t module_rank;  // the module's place in the dynamic linker's list
+  std::size_t module_rank;  // the module's place in the hub's module list
   std::uint64_t key_bits;   // an integral key, order-preserving, filled by the sort
 };
 
@@ -118,12 +120,13 @@ struct inventory_slot {
   bool linked = false;
 };
 
-/// One module's state, in the module's own zeroed memory (so a module loaded
-/// again starts fresh). Only the hub writes it, under its mutex.
-struct module_node {
+/// Where a module stands; module_node (one per module, its layout the
+/// format's) holds it in `state`. Only the hub writes it, under its mutex.
+struct module_state {
   enum : std::uint32_t { unseen = 0, live = 1, detached = 2, gone = 3 };
-  std::atomic<std::uint32_t> state;
 };
+
+struct module_node;
 
 /// What a module's hook reports.
 enum class module_change : int { loaded, unloading };
@@ -140,83 +143,14 @@ ROSTER_API ROSTER_INLINE void module_event(module_node& node, module_change what
 ROSTER_API ROSTER_INLINE void attach_module(module_node& node) noexcept;
 /// Hides a module from later collections.
 ROSTER_API ROSTER_INLINE void detach_module(module_node& node) noexcept;
-/// Detaches the module of a dlopen handle before dlclose (unload_plugin);
-/// returns its node (null when it carries no inventory), for attach_module.
+/// Detaches the module of a dlopen handle (an HMODULE on Windows) before it
+/// is closed (unload_plugin); returns its node (null when it carries no
+/// inventory), for attach_module.
 ROSTER_API ROSTER_INLINE module_node* detach_module_of(void* handle) noexcept;
 ROSTER_API ROSTER_INLINE std::uint64_t hub_collections() noexcept;
 ROSTER_API ROSTER_INLINE inventory_stats stats_of(const inventory_slot& slot) noexcept;
 /// Drops and frees every snapshot so the next call collects again; for
 /// benchmarks only: no span handed out before may be used afterwards.
 ROSTER_API ROSTER_INLINE void invalidate_for_testing() noexcept;
-
-}  // namespace roster::detail
-
-// Per module, hidden: with default visibility the dynamic linker would unify
-// them across modules and only the first module would be seen. extern "C"
-// so that the note and the hook (assembly below) can name them; used, so an
-// inline definition is emitted in every unit that includes this header (the
-// linker keeps one per module).
-extern "C" {
-[[gnu::used]] ROSTER_IMPL_HIDDEN inline constinit roster::detail::module_node roster_impl_module_node{};
-[[gnu::used]] ROSTER_IMPL_HIDDEN inline void roster_impl_module_init() noexcept {
-  roster::detail::module_event(roster_impl_module_node, roster::detail::module_change::loaded);
-}
-[[gnu::used]] ROSTER_IMPL_HIDDEN inline void roster_impl_module_fini() noexcept {
-  roster::detail::module_event(roster_impl_module_node, roster::detail::module_change::unloading);
-}
-}
-
-#if defined(__x86_64__) || defined(__i386__)
-#  define ROSTER_IMPL_ASM_TYPE(t) "@" #t
-#else
-#  define ROSTER_IMPL_ASM_TYPE(t) "%" #t
-#endif
-#if defined(__LP64__)
-#  define ROSTER_IMPL_ASM_PTR ".quad"
-#else
-#  define ROSTER_IMPL_ASM_PTR ".long"
-#endif
-
-// The module's note and hook, once per module: every section below is in one
-// COMDAT group, which the linker keeps once per link unit. "R" (retain)
-// keeps them under --gc-sections and lld's -z start-stop-gc. The group also
-// holds one zero record, so __start_/__stop_ are defined in every module that
-// has the note (a weak undefined one could not be reached PC-relatively); the
-// walk skips zero records, and so also any zero padding a linker inserts.
-// Not in CUDA device compilation, which has no ELF sections of its own.
-#if !defined(__CUDA_ARCH__)
-__asm__(
-    ".pushsection .note.roster,\"aRG\"," ROSTER_IMPL_ASM_TYPE(note) ",roster_impl_module_group,comdat\n"
-    ".balign 4\n"
-    ".long 7\n"   // namesz: "roster" and its NUL
-    ".long 16\n"  // descsz
-    ".long " ROSTER_IMPL_STR(ROSTER_IMPL_NOTE_TYPE) "\n"
-    ".asciz \"" ROSTER_IMPL_NOTE_NAME "\"\n"
-    ".balign 4\n"
-    ".long 1\n"  // version
-    ".long __start_roster_inventory - .\n"
-    ".long __stop_roster_inventory - .\n"
-    ".long roster_impl_module_node - .\n"
-    ".popsection\n"
-    ".pushsection roster_inventory,\"aRG\"," ROSTER_IMPL_ASM_TYPE(progbits) ",roster_impl_module_group,comdat\n"
-    ".balign 16\n"
-    ".zero 16\n"
-    ".popsection\n"
-    ".pushsection .init_array,\"awG\"," ROSTER_IMPL_ASM_TYPE(init_array) ",roster_impl_module_group,comdat\n"
-    ".balign 8\n" ROSTER_IMPL_ASM_PTR " roster_impl_module_init\n"
-    ".popsection\n"
-    ".pushsection .fini_array,\"awG\"," ROSTER_IMPL_ASM_TYPE(fini_array) ",roster_impl_module_group,comdat\n"
-    ".balign 8\n" ROSTER_IMPL_ASM_PTR " roster_impl_module_fini\n"
-    ".popsection\n");
-#endif
-
-namespace roster::detail {
-
-// A module whose own code asks for an inventory is live even before its hook
-// ran (a constructor of the module that runs before roster's).
-ROSTER_IMPL_HIDDEN inline void register_this_module() noexcept {
-  if (roster_impl_module_node.state.load(std::memory_order_relaxed) == module_node::unseen)
-    module_event(roster_impl_module_node, module_change::loaded);
-}
 
 }  // namespace roster::detail
