@@ -1,5 +1,5 @@
 // Runs a small STREAM program on one device and checks the dot it computes.
-// Usage: stream [SPEC]   (default "cpu"; "cuda:1", "vulkan:0", ...)
+// Usage: stream [SPEC]   (default: the device roster decides on; "cuda:1", "vulkan:0", ...)
 #include <roster/roster.hpp>
 
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <vector>
 
 int main(int argc, char** argv) {
-  const char* spec = argc > 1 ? argv[1] : "cpu";  // or "cuda:1", "vulkan:0"
-  auto dev = roster::acquire(spec);
+  // A spec names the device ("cuda:1", "vulkan:0"); without one, roster decides.
+  auto dev = argc > 1 ? roster::get_device(argv[1]) : roster::default_device();
   if (!dev) return std::fprintf(stderr, "%s\n", dev.error().message().c_str()), 1;  // ends with "Fix: ..."
 
   const std::size_t n = 1 << 20;

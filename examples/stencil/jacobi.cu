@@ -69,11 +69,13 @@ void launch_tiled(const roster::kernel_args& a, void* stream) {
 
 // roster:: spelled out: unqualified, read and write would also name POSIX's.
 constinit const roster::kernel_entry plain_f64 =
-    roster::cuda::kernel<&launch_plain<double>, roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
-                        roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant);
+    roster::cuda::kernel<&launch_plain<double>, roster::write<double>, roster::read<double>,
+                         roster::scalar<std::uint32_t>, roster::scalar<std::uint32_t>>("jacobi", "plain",
+                                                                                        roster::default_variant);
 constinit const roster::kernel_entry tiled_f64 =
-    roster::cuda::kernel<&launch_tiled<double>, roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
-                        roster::scalar<std::uint32_t>>("jacobi", "tiled", roster::other_variant);
+    roster::cuda::kernel<&launch_tiled<double>, roster::write<double>, roster::read<double>,
+                         roster::scalar<std::uint32_t>, roster::scalar<std::uint32_t>>("jacobi", "tiled",
+                                                                                        roster::other_variant);
 
 }  // namespace
 
