@@ -45,7 +45,7 @@ expected<std::unique_ptr<device>> device::open(std::uint32_t ordinal) {
   const std::string spec = "cuda:" + std::to_string(ordinal);
   // The settings first: a malformed value is an error on any machine.
   auto settings = read_settings();
-  if (!settings) return std::move(settings).error().prepend(spec);
+  if (!settings) return std::move(settings).error().prepend("cuda");
   auto count = detail::device_count();
   if (!count) return std::move(count).error();
   if (ordinal >= static_cast<std::uint32_t>(*count))
