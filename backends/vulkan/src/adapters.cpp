@@ -30,14 +30,15 @@ std::string format_driver_version(std::uint32_t vendor, std::uint32_t v) {
   return out;
 }
 
-// Test knob: ROSTER_VULKAN_NO_F64=1 treats every adapter as lacking shaderFloat64.
-bool f64_forced_off() { return env_is("ROSTER_VULKAN_NO_F64", "1"); }
 
 }  // namespace
 
 expected<std::vector<physical>> physical_devices() {
   const auto& v = instance();
   if (v.failure) return *v.failure;
+  // Test knob: ROSTER_VULKAN_NO_F64 on treats every adapter as lacking shaderFloat64.
+  auto no_f64 = env_flag("ROSTER_VULKAN_NO_F64", false);
+  if (!no_f64) return std::move(no_f64).error();
   std::uint32_t n = 0;
   VkResult r = v.fn.vkEnumeratePhysicalDevices(v.instance, &n, nullptr);
   if (r == VK_ERROR_INITIALIZATION_FAILED) return std::vector<physical>{};  // no driver
@@ -127,7 +128,7 @@ expected<std::vector<physical>> physical_devices() {
     if (have_sm) a.compute_units = sm.shaderSMCount;
     else if (a.type == device_type::cpu) a.compute_units = std::max(1u, std::thread::hardware_concurrency());
     a.native_grid_sync = false;
-    a.f64 = features.shaderFloat64 == VK_TRUE && !f64_forced_off();
+    a.f64 = features.shaderFloat64 == VK_TRUE && !*no_f64;
     a.ops = op_set::all();
     out.push_back(std::move(p));
   }
@@ -135,3 +136,18 @@ expected<std::vector<physical>> physical_devices() {
 }
 
 }  // namespace roster::vulkan::detail
+
+namespace roster::vulkan {
+
+expected<std::vector<adapter_info>> backend::enumerate() {
+  const auto& v = detail::instance();
+  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error();
+  std::vector<adapter_info> out;
+  out.reserve(devices->size());
+  for (auto& p : *devices) out.push_back(std::move(p.info));
+  return out;
+}
+
+}  // namespace roster::vulkan

@@ -152,7 +152,7 @@ class device final : public roster::device {
   expected<void> drain();
   expected<void> record(detail::vk_submission& s, std::span<const step> steps, bool timed);
   expected<void> ensure_partials(std::size_t count, element_type t);
-  expected<void> ensure_staging();
+  expected<void> ensure_staging(std::string_view transfer);
   expected<void> transfer(const buffer& b, void* host, bool upload);
   std::size_t chunk_elements(element_type t) const;
   std::uint32_t groups_for(std::size_t n, std::uint32_t cap) const;

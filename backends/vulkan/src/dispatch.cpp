@@ -31,9 +31,9 @@ expected<vk_submission*> device::begin_submission(std::uint32_t sets) {
     info.commandPool = command_pool_;
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
-    ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateCommandBuffers(device_, &info, &s->cmd));
+    ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateCommandBuffers, device_, &info, &s->cmd);
     VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkCreateFence(device_, &fence_info, nullptr, &s->fence));
+    ROSTER_IMPL_VK_CALL(where("dispatch"), vkCreateFence, device_, &fence_info, nullptr, &s->fence);
   }
   if (sets > 0) {
     if (s->pool != VK_NULL_HANDLE && s->pool_sets < sets) {
@@ -47,26 +47,26 @@ expected<vk_submission*> device::begin_submission(std::uint32_t sets) {
       info.maxSets = capacity;
       info.poolSizeCount = 1;
       info.pPoolSizes = &size;
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkCreateDescriptorPool(device_, &info, nullptr, &s->pool));
+      ROSTER_IMPL_VK_CALL(where("dispatch"), vkCreateDescriptorPool, device_, &info, nullptr, &s->pool);
       s->pool_sets = capacity;
     } else {
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetDescriptorPool(device_, s->pool, 0));
+      ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetDescriptorPool, device_, s->pool, 0);
     }
   }
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetCommandBuffer(s->cmd, 0));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetCommandBuffer, s->cmd, 0);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkBeginCommandBuffer(s->cmd, &begin));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkBeginCommandBuffer, s->cmd, &begin);
   return s;
 }
 
 expected<void> device::submit(vk_submission& s) {
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkEndCommandBuffer(s.cmd));
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetFences(device_, 1, &s.fence));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkEndCommandBuffer, s.cmd);
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetFences, device_, 1, &s.fence);
   VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   info.commandBufferCount = 1;
   info.pCommandBuffers = &s.cmd;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkQueueSubmit(queue_, 1, &info, s.fence));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkQueueSubmit, queue_, 1, &info, s.fence);
   s.in_flight = true;
   return {};
 }
@@ -215,7 +215,7 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
       alloc.descriptorSetCount = 1;
       alloc.pSetLayouts = &set_layout_;
       VkDescriptorSet set = VK_NULL_HANDLE;
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateDescriptorSets(device_, &alloc, &set));
+      ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateDescriptorSets, device_, &alloc, &set);
       VkWriteDescriptorSet writes[4];
       for (std::uint32_t i = 0; i < 4; ++i) {
         writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -357,7 +357,7 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &(*u)->set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateDescriptorSets(device_, &alloc, &set));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateDescriptorSets, device_, &alloc, &set);
   std::vector<VkWriteDescriptorSet> writes(infos.size());
   for (std::uint32_t i = 0; i < writes.size(); ++i) {
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -415,9 +415,8 @@ expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const 
   if (auto ok = submit(**s); !ok) return std::move(ok).error();
   if (auto ok = reap(true); !ok) return std::move(ok).error();
   std::uint64_t stamps[2] = {};
-  ROSTER_IMPL_VK_CHECK(where("timed dispatch"),
-                       fn_.vkGetQueryPoolResults(device_, query_pool_, 0, 2, sizeof stamps, stamps,
-                                                 sizeof stamps[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  ROSTER_IMPL_VK_CALL(where("timed dispatch"), vkGetQueryPoolResults, device_, query_pool_, 0, 2, sizeof stamps,
+                      stamps, sizeof stamps[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
   if (auto ok = check("timed dispatch"); !ok) return std::move(ok).error();
   const std::uint64_t mask = p_.timestamp_bits >= 64 ? ~0ull : (1ull << p_.timestamp_bits) - 1;
   const std::uint64_t ticks = (stamps[1] - stamps[0]) & mask;
