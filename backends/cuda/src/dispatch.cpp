@@ -31,7 +31,52 @@ int fit(int full, std::uint64_t n, bool f64) noexcept {
   return need < static_cast<std::uint64_t>(full) ? static_cast<int>(std::max<std::uint64_t>(need, 1)) : full;
 }
 
+// One step as a kernel sees it: device pointers by `pointer_of(buffer)`.
+template <class PointerOf>
+kstep kstep_from(const step& s, PointerOf&& pointer_of) {
+  kstep k{};
+  k.out = pointer_of(s.out);
+  k.in1 = buffers_of(s.op) >= 2 ? pointer_of(s.in1) : nullptr;
+  k.in2 = buffers_of(s.op) >= 3 ? pointer_of(s.in2) : nullptr;
+  k.scalar = s.scalar;
+  k.op = static_cast<std::uint8_t>(s.op);  // kop shares roster::op's order
+  return k;
+}
+
 }  // namespace
+
+// Checks a launch (and the launch's own error, cudaGetLastError) and counts it.
+expected<void> device::launched(int error, std::string_view what, bool cooperative) {
+  auto e = static_cast<cudaError_t>(error);
+  if (e == cudaSuccess) e = cudaGetLastError();
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return cuda_failure(e, info_.spec(), "dispatch: " + std::string(what));
+  }
+  (cooperative ? counts_.cooperative : counts_.plain) += 1;
+  return {};
+}
+
+// A program of one step: its own specialised kernel, or for a dot one
+// cooperative launch (two plain ones in split mode).
+expected<void> device::run_single(const step& only, bool f64) {
+  auto stream = static_cast<cudaStream_t>(stream_);
+  const kstep k = kstep_from(only, [&](const buffer& b) { return slots_[b.slot].ptr; });
+  const std::uint64_t n = length_of(only);
+  if (only.op != op::dot) {
+    const int grid = detail::stream_grid(static_cast<detail::kop>(k.op), n, f64, grid_stream_[f64][k.op]);
+    return launched(detail::launch_stream(k, n, f64, grid, stream), "an element-wise kernel", false);
+  }
+  if (mode_ == grid_sync_mode::native)
+    return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
+                    "the cooperative dot kernel (cudaLaunchCooperativeKernel)", true);
+  if (auto ok = launched(detail::launch_dot_split(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
+                         "the dot kernels", false);
+      !ok)
+    return ok;
+  counts_.plain += 1;  // the final-sum kernel
+  return {};
+}
 
 expected<void> device::dispatch_steps(std::span<const step> steps) {
   if (auto ok = activate(); !ok) return ok;
@@ -70,46 +115,14 @@ expected<void> device::run(std::span<const step> steps) {
       f64 = s.out.type == element_type::f64;
       break;
     }
-  auto launched = [&](cudaError_t e, std::string_view what, bool coop) -> expected<void> {
-    if (e == cudaSuccess) e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return cuda_failure(e, info_.spec(), "dispatch: " + std::string(what));
-    }
-    (coop ? counts_.cooperative : counts_.plain) += 1;
-    return {};
-  };
-  auto kstep_of = [&](const step& s) {
-    kstep k{};
-    k.out = slots_[s.out.slot].ptr;
-    k.in1 = buffers_of(s.op) >= 2 ? slots_[s.in1.slot].ptr : nullptr;
-    k.in2 = buffers_of(s.op) >= 3 ? slots_[s.in2.slot].ptr : nullptr;
-    k.scalar = s.scalar;
-    k.op = static_cast<std::uint8_t>(s.op);  // kop shares roster::op's order
-    return k;
-  };
+  auto kstep_of = [&](const step& s) { return kstep_from(s, [&](const buffer& b) { return slots_[b.slot].ptr; }); };
 
   // The fast path: a program of one step runs its own specialised kernel.
   std::size_t buffer_steps = 0;
   const step* only = nullptr;
   for (const auto& s : steps)
     if (s.op != op::grid_sync) ++buffer_steps, only = &s;
-  if (buffer_steps == 1) {
-    const kstep k = kstep_of(*only);
-    const std::uint64_t n = length_of(*only);
-    if (only->op != op::dot)
-      return launched(detail::launch_stream(k, n, f64, detail::stream_grid(static_cast<detail::kop>(k.op), n, f64, grid_stream_[f64][k.op]), stream),
-                      "an element-wise kernel", false);
-    if (mode_ == grid_sync_mode::native)
-      return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
-                      "the cooperative dot kernel (cudaLaunchCooperativeKernel)", true);
-    if (auto ok = launched(detail::launch_dot_split(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
-                           "the dot kernels", false);
-        !ok)
-      return ok;
-    counts_.plain += 1;  // the final-sum kernel
-    return {};
-  }
+  if (buffer_steps == 1) return run_single(*only, f64);
 
   kprogram kp{};
   kp.partials = partials_;

@@ -30,6 +30,23 @@ std::string format_driver_version(std::uint32_t vendor, std::uint32_t v) {
   return out;
 }
 
+// Picks the device's compute queue family, preferring one with timestamps
+// (the first such); false when it has no compute queue.
+bool compute_family(const vk_fns& fn, VkPhysicalDevice h, physical& p) {
+  std::uint32_t nq = 0;
+  fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, nullptr);
+  std::vector<VkQueueFamilyProperties> queues(nq);
+  fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, queues.data());
+  std::optional<std::uint32_t> family;
+  for (std::uint32_t q = 0; q < nq; ++q) {
+    if (!(queues[q].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (!family || (queues[*family].timestampValidBits == 0 && queues[q].timestampValidBits != 0)) family = q;
+  }
+  if (!family) return false;
+  p.queue_family = *family;
+  p.timestamp_bits = queues[*family].timestampValidBits;
+  return true;
+}
 
 }  // namespace
 
@@ -54,19 +71,7 @@ expected<std::vector<physical>> physical_devices() {
     p.handle = h;
     v.fn.vkGetPhysicalDeviceProperties(h, &p.props);
     if (p.props.apiVersion < VK_API_VERSION_1_1) continue;  // compute needs 1.1 here
-    std::uint32_t nq = 0;
-    v.fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, nullptr);
-    std::vector<VkQueueFamilyProperties> queues(nq);
-    v.fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, queues.data());
-    // Prefer a compute queue with timestamps; the first such family.
-    std::optional<std::uint32_t> family;
-    for (std::uint32_t q = 0; q < nq; ++q) {
-      if (!(queues[q].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-      if (!family || (queues[*family].timestampValidBits == 0 && queues[q].timestampValidBits != 0)) family = q;
-    }
-    if (!family) continue;
-    p.queue_family = *family;
-    p.timestamp_bits = queues[*family].timestampValidBits;
+    if (!compute_family(v.fn, h, p)) continue;
 
     std::uint32_t ne = 0;
     r = v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, nullptr);

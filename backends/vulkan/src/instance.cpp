@@ -163,12 +163,14 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagB
   return VK_FALSE;
 }
 
-void make_instance(vk_instance& v) {
+// Opens the loader and its global functions; false (with v.failure set)
+// when there is none usable.
+bool load_loader(vk_instance& v) {
   // ROSTER_VULKAN_LOADER names the loader to use instead of the system's.
   auto loaders = loader_names();
   if (!loaders) {
     v.failure = std::move(loaders).error();
-    return;
+    return false;
   }
   const std::vector<std::string>& names = *loaders;
   for (const auto& name : names)
@@ -182,7 +184,7 @@ void make_instance(vk_instance& v) {
                       "install the Vulkan loader (Debian: libvulkan1) and a driver, or point ROSTER_VULKAN_LOADER "
                       "at one, " +
                           std::string(exclude_hint));
-    return;
+    return false;
   }
   v.fn.vkGetInstanceProcAddr =
       reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(v.library, "vkGetInstanceProcAddr"));
@@ -190,7 +192,7 @@ void make_instance(vk_instance& v) {
     v.absent = true;
     v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader has no vkGetInstanceProcAddr",
                       "reinstall the Vulkan loader (Debian: libvulkan1), " + std::string(exclude_hint));
-    return;
+    return false;
   }
   auto& fn = v.fn;
 #define ROSTER_IMPL_VK_LOAD_GLOBAL(name) \
@@ -203,9 +205,14 @@ void make_instance(vk_instance& v) {
     v.absent = true;
     v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader is older than 1.1",
                       "update the Vulkan loader (Debian: libvulkan1) to 1.1 or newer, " + std::string(exclude_hint));
-    return;
+    return false;
   }
+  return true;
+}
 
+void make_instance(vk_instance& v) {
+  if (!load_loader(v)) return;
+  auto& fn = v.fn;
   std::vector<const char*> layers, extensions;
   auto validation = env_flag("ROSTER_VULKAN_VALIDATION", false);
   if (!validation) {

@@ -104,6 +104,8 @@ class ROSTER_API device final : public roster::device {
   };
   [[nodiscard]] expected<void> activate() const;
   [[nodiscard]] expected<void> run(std::span<const step> steps);
+  [[nodiscard]] expected<void> run_single(const step& only, bool f64);
+  [[nodiscard]] expected<void> launched(int cuda_error, std::string_view what, bool cooperative);
   [[nodiscard]] expected<void> run_with_calls(std::span<const step> steps);
   [[nodiscard]] expected<void> run_call(const kernel_call& call);
 
