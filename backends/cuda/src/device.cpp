@@ -62,7 +62,7 @@ expected<std::unique_ptr<device>> device::open(std::uint32_t ordinal) {
   d->ordinal_ = static_cast<int>(ordinal);
   d->cooperative_ = d->info_.native_grid_sync;
   d->mode_ = d->cooperative_ && !settings->split ? grid_sync_mode::native : grid_sync_mode::split;
-  if (settings->variant) detail::set_variant(*settings->variant);
+  detail::set_variant(settings->variant.value_or(detail::default_variant));  // process-wide: the kernels' shape
 
   if (auto ok = d->activate(); !ok) return std::move(ok).error();
   cudaStream_t stream = nullptr;
