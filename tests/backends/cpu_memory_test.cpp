@@ -59,14 +59,16 @@ TEST(cpu_memory, mem_available_from_meminfo) {
   EXPECT_NE(m->source.find("MemAvailable"), std::string::npos) << m->source;
 }
 
-TEST(cpu_memory, a_cgroup_v2_limit_lowers_it_less_the_use_beyond_inactive_cache) {
+TEST(cpu_memory, a_cgroup_v2_limit_lowers_it_less_the_use_beyond_droppable_cache) {
   fake_root r;
   r.write("proc/meminfo", "MemAvailable: 8388608 kB\n");  // 8 GiB
   r.write("proc/self/cgroup", "0::/job.slice/step\n");
   r.write("sys/fs/cgroup/job.slice/step/memory.max", "max\n");
   r.write("sys/fs/cgroup/job.slice/memory.max", std::to_string(512 * mib) + "\n");
   r.write("sys/fs/cgroup/job.slice/memory.current", std::to_string(200 * mib) + "\n");
-  r.write("sys/fs/cgroup/job.slice/memory.stat", "anon 1\ninactive_file " + std::to_string(50 * mib) + "\n");
+  // 200 MiB used, 60 MiB of it page cache of which 10 MiB shared memory: 150 MiB count.
+  r.write("sys/fs/cgroup/job.slice/memory.stat", "anon 1\nfile " + std::to_string(60 * mib) + "\nfile_mapped 7\nshmem " +
+                                                     std::to_string(10 * mib) + "\n");
   const auto m = roster::cpu::detail::available_memory(r.proc(), r.sys());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->bytes, (512 - 150) * mib) << m->source;
@@ -79,7 +81,8 @@ TEST(cpu_memory, a_cgroup_v1_memory_limit_lowers_it) {
   r.write("proc/meminfo", "MemAvailable: 8388608 kB\n");
   r.write("proc/self/cgroup", "5:cpu,cpuacct:/batch\n4:blkio,memory:/batch/job7\n");
   r.write("sys/fs/cgroup/memory/batch/job7/memory.limit_in_bytes", std::to_string(64 * mib) + "\n");
-  r.write("sys/fs/cgroup/memory/batch/job7/memory.usage_in_bytes", std::to_string(4 * mib) + "\n");
+  r.write("sys/fs/cgroup/memory/batch/job7/memory.usage_in_bytes", std::to_string(6 * mib) + "\n");
+  r.write("sys/fs/cgroup/memory/batch/job7/memory.stat", "cache 1\ntotal_cache " + std::to_string(2 * mib) + "\n");
   r.write("sys/fs/cgroup/memory/batch/memory.limit_in_bytes", "9223372036854771712\n");  // v1's "no limit"
   const auto m = roster::cpu::detail::available_memory(r.proc(), r.sys());
   ASSERT_TRUE(m);

@@ -57,29 +57,41 @@ inline std::optional<std::uint64_t> cpu_keyed_number(std::string_view text, std:
   return std::nullopt;
 }
 
-// What one cgroup level leaves: its limit less its usage beyond inactive
-// file cache (which the kernel reclaims before it refuses memory).
-inline std::optional<std::uint64_t> cpu_cgroup_room(const std::string& dir, const char* limit_file,
-                                                    const char* usage_file, const char* inactive_key) {
-  const auto limit = cpu_leading_number(cpu_read_text(dir + "/" + limit_file));  // "max" reads as none
+// The names one cgroup version gives its files and counters.
+struct cpu_cgroup_files {
+  const char* limit;    // the limit: "max" (v2) or ~2^63 (v1) when there is none
+  const char* usage;    // what the cgroup uses, page cache included
+  const char* cache;    // memory.stat: the page cache in it
+  const char* shmem;    // memory.stat: the part of that cache the kernel cannot drop (tmpfs, shared memory)
+  const char* version;  // "v2" or "v1", for the message
+};
+inline constexpr cpu_cgroup_files cpu_cgroup_v2{"memory.max", "memory.current", "file ", "shmem ", "v2"};
+inline constexpr cpu_cgroup_files cpu_cgroup_v1{"memory.limit_in_bytes", "memory.usage_in_bytes", "total_cache ",
+                                                "total_shmem ", "v1"};
+
+// What one cgroup level leaves: its limit less what it uses beyond the page
+// cache the kernel can drop before it refuses memory.
+inline std::optional<std::uint64_t> cpu_cgroup_room(const std::string& dir, const cpu_cgroup_files& f) {
+  const auto limit = cpu_leading_number(cpu_read_text(dir + "/" + f.limit));  // "max" reads as none
   if (!limit || *limit >= (std::uint64_t{1} << 62)) return std::nullopt;  // v1 writes "no limit" as ~2^63
-  std::uint64_t used = cpu_leading_number(cpu_read_text(dir + "/" + usage_file)).value_or(0);
-  const std::uint64_t inactive = cpu_keyed_number(cpu_read_text(dir + "/memory.stat"), inactive_key).value_or(0);
-  used -= std::min(used, inactive);
+  std::uint64_t used = cpu_leading_number(cpu_read_text(dir + "/" + f.usage)).value_or(0);
+  const std::string stat = cpu_read_text(dir + "/memory.stat");
+  std::uint64_t cache = cpu_keyed_number(stat, f.cache).value_or(0);
+  cache -= std::min(cache, cpu_keyed_number(stat, f.shmem).value_or(0));
+  used -= std::min(used, cache);
   return *limit > used ? *limit - used : 0;
 }
 
 // Lowers `best` to what the cgroup hierarchy under `mount` leaves, walking
 // from this process's cgroup `path` up to the root.
-inline void cpu_cgroup_limit(const std::string& mount, std::string path, const char* limit_file,
-                             const char* usage_file, const char* inactive_key, const char* version,
+inline void cpu_cgroup_limit(const std::string& mount, std::string path, const cpu_cgroup_files& f,
                              std::optional<memory_limit>& best) {
   for (;;) {
     while (path.size() > 1 && path.back() == '/') path.pop_back();
     const std::string dir = path == "/" ? mount : mount + path;
-    if (auto room = cpu_cgroup_room(dir, limit_file, usage_file, inactive_key); room && (!best || *room < best->bytes))
-      best = memory_limit{*room, std::string("the cgroup ") + version + " memory limit of " + path + " (" +
-                                     limit_file + " less its use)"};
+    if (auto room = cpu_cgroup_room(dir, f); room && (!best || *room < best->bytes))
+      best = memory_limit{*room, std::string("the cgroup ") + f.version + " memory limit of " + path + " (" +
+                                     f.limit + " less its use)"};
     if (path == "/" || path.empty()) return;
     const std::size_t slash = path.rfind('/');
     path = slash == 0 || slash == std::string::npos ? std::string("/") : path.substr(0, slash);
@@ -103,7 +115,7 @@ ROSTER_INLINE std::optional<memory_limit> available_memory(std::string_view proc
     const std::string path(line.substr(c2 + 1));
     if (path.empty() || path.front() != '/') continue;
     if (line.substr(0, c1) == "0" && controllers.empty()) {
-      cpu_cgroup_limit(sys + "/fs/cgroup", path, "memory.max", "memory.current", "inactive_file ", "v2", best);
+      cpu_cgroup_limit(sys + "/fs/cgroup", path, cpu_cgroup_v2, best);
     } else {
       bool memory = false;
       for (std::size_t b = 0; b <= controllers.size();) {
@@ -112,8 +124,7 @@ ROSTER_INLINE std::optional<memory_limit> available_memory(std::string_view proc
         b = e + 1;
       }
       if (memory)
-        cpu_cgroup_limit(sys + "/fs/cgroup/memory", path, "memory.limit_in_bytes", "memory.usage_in_bytes",
-                         "total_inactive_file ", "v1", best);
+        cpu_cgroup_limit(sys + "/fs/cgroup/memory", path, cpu_cgroup_v1, best);
     }
   }
   return best;

@@ -25,10 +25,11 @@ inline constexpr std::size_t checked_allocation_bytes = std::size_t{1} << 20;
 /// Returns the memory available to this process: MemAvailable in
 /// <proc_root>/meminfo, lowered by every cgroup memory limit on the way from
 /// this process's cgroup (<proc_root>/self/cgroup) to the root, less what the
-/// cgroup uses beyond reclaimable file cache (v2: memory.max, memory.current,
-/// memory.stat under <sys_root>/fs/cgroup; v1: memory.limit_in_bytes and
-/// memory.usage_in_bytes under <sys_root>/fs/cgroup/memory). nullopt when
-/// no figure can be read.
+/// cgroup uses beyond the page cache the kernel can drop (file cache but not
+/// shared memory; v2: memory.max, memory.current and memory.stat under
+/// <sys_root>/fs/cgroup; v1: memory.limit_in_bytes, memory.usage_in_bytes and
+/// memory.stat under <sys_root>/fs/cgroup/memory). nullopt when no figure can
+/// be read.
 [[nodiscard]] ROSTER_INLINE std::optional<memory_limit> available_memory(std::string_view proc_root,
                                                                          std::string_view sys_root);
 
