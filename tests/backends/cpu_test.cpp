@@ -48,17 +48,36 @@ struct scoped_threads {
 };
 
 TEST(cpu_threads, bad_values_are_errors_from_open) {
-  for (const char* bad : {"abc", "0", "-1", "", " ", "4x", "1.5", "+2", "99999999999999999999", "5000"}) {
+  for (const char* bad : {"abc", "0", "-1", "4x", "1.5", "+2", "99999999999999999999", "5000", "0x4"}) {
     SCOPED_TRACE(std::string("ROSTER_CPU_THREADS='") + bad + "'");
     scoped_threads env(bad);
     auto d = roster::acquire("cpu");
     ASSERT_FALSE(d);
     EXPECT_EQ(d.error().code(), roster::errc::invalid_argument);
-    EXPECT_NE(d.error().message().find("ROSTER_CPU_THREADS"), std::string::npos) << d.error().message();
+    EXPECT_NE(d.error().message().find(std::string("ROSTER_CPU_THREADS='") + bad + "'"), std::string::npos)
+        << d.error().message();
+    EXPECT_NE(d.error().message().find("a whole number from 1 to 4096"), std::string::npos) << d.error().message();
     expect_fix(d.error());
     auto listed = roster::cpu::backend::enumerate();
     ASSERT_FALSE(listed);
     expect_fix(listed.error());
+  }
+}
+
+// Blank is unset, as roster::env reads every variable: every CPU of the mask.
+TEST(cpu_threads, a_blank_value_means_unset) {
+  unsigned unset = 0;
+  {
+    scoped_threads env(nullptr);
+    auto n = roster::cpu::thread_count();
+    ASSERT_TRUE(n) << n.error().message();
+    unset = *n;
+  }
+  for (const char* blank : {"", " ", "\t"}) {
+    scoped_threads env(blank);
+    auto n = roster::cpu::thread_count();
+    ASSERT_TRUE(n) << n.error().message();
+    EXPECT_EQ(*n, unset);
   }
 }
 

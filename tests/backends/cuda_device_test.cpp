@@ -257,6 +257,26 @@ TEST(CudaErrors, GridSyncVariableChoosesTheSplit) {
   EXPECT_FALSE(bad.error().fix().empty());
 }
 
+// ROSTER_CUDA_VARIANT picks the fast path's kernel shape (process-wide, at
+// open); every shape gives the same results, and unset is the default again.
+TEST(CudaErrors, VariantVariablePicksAShapeThatRunsRight) {
+  ROSTER_TEST_NEED_GPU();
+  for (const char* v : {"0", "4", "11"}) {
+    ::setenv("ROSTER_CUDA_VARIANT", v, 1);
+    auto d = roster::acquire("cuda:0");
+    ::unsetenv("ROSTER_CUDA_VARIANT");
+    ASSERT_TRUE(d) << v << ": " << d.error().message();
+    fixture<float> f(**d);
+    buffer a = f.make(100003), b = f.make(100003), c = f.make(100003);
+    f.check(program().triad(a, b, c, 2.5), std::string("triad with ROSTER_CUDA_VARIANT=") + v);
+  }
+  auto d = roster::acquire("cuda:0");
+  ASSERT_TRUE(d) << d.error().message();
+  fixture<double> f(**d);
+  buffer a = f.make(4099), b = f.make(4099);
+  f.check(program().copy(b, a), "copy with the default shape again");
+}
+
 TEST(CudaErrors, NativeNeedsCooperativeLaunch) {
   ROSTER_TEST_NEED_GPU();
   auto d = roster::open_as<roster::cuda::backend>();

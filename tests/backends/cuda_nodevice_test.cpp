@@ -1,6 +1,7 @@
-// The CUDA backend where no device is usable: CI (no driver) and a GPU node
-// run with CUDA_VISIBLE_DEVICES=-1 (meson.build sets it). Nothing may abort;
-// every failure is an error naming the CUDA code, with a Fix: part.
+// The CUDA backend where no device is usable: CI (no GPU, no driver) and a
+// GPU node run with CUDA_VISIBLE_DEVICES=-1 (meson.build sets it). Nothing may
+// abort; every failure says what is missing, with a Fix: part
+// (cuda_driver_test.cpp has each case).
 
 #include <roster/acquire.hpp>
 #include <roster/decide.hpp>
@@ -8,7 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
 #include <string>
 
 namespace {
@@ -33,16 +33,28 @@ TEST(CudaNoDevice, EnumerateReturnsAnEmptyList) {
   EXPECT_TRUE(list->empty());
 }
 
-TEST(CudaNoDevice, AcquireFailsWithTheCudaCodeAndAFix) {
+// What this machine lacks, said once: no NVIDIA GPU at all (CI), a GPU
+// without a driver, or (a GPU node) none visible through the mask.
+bool says_what_is_missing(std::string_view what) {
+  return what == "cuda: no NVIDIA GPU on this machine" ||
+         what.starts_with("cuda: no NVIDIA driver on this machine: ") ||
+         what.starts_with("cuda: no CUDA device is visible (CUDA_VISIBLE_DEVICES='-1')");
+}
+
+TEST(CudaNoDevice, AcquireSaysWhatIsMissingWithAFix) {
   auto d = roster::acquire("cuda:0");
   ASSERT_FALSE(d);
   const auto& e = d.error();
   EXPECT_EQ(e.code(), roster::errc::unavailable) << e.message();
-  // "(cudaErrorInsufficientDriver, 35)" without a driver, "(cudaErrorNoDevice, 100)" with none visible.
-  EXPECT_TRUE(std::regex_search(std::string(e.what()), std::regex(R"(\(cudaError[A-Za-z]+, [0-9]+\))")))
-      << e.message();
+  EXPECT_TRUE(says_what_is_missing(e.what())) << e.message();
+  // The runtime's "driver version is insufficient" misleads where there is no driver at all.
+  if (!e.what().starts_with("cuda: no CUDA device")) {
+    EXPECT_EQ(e.message().find("insufficient"), std::string::npos) << e.message();
+  }
   EXPECT_NE(e.fix().find("ROSTER_DEVICE_SELECTOR='!cuda:*'"), std::string_view::npos) << e.message();
-  EXPECT_FALSE(roster::acquire("CUDA:3")) << "any ordinal fails the same way";
+  auto again = roster::acquire("CUDA:3");
+  ASSERT_FALSE(again) << "any ordinal fails the same way";
+  EXPECT_EQ(again.error().what(), e.what());
 }
 
 TEST(CudaNoDevice, RouterNeverChoosesCuda) {

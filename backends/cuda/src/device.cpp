@@ -1,221 +1,68 @@
-// The CUDA backend's device class, enumeration and registration. Built by the
-// C++ compiler; the kernels live in kernels.cu behind kernels.hpp.
+// The CUDA device's life and memory: opening it (its settings, stream,
+// events and grids), buffers from cudaMalloc, transfers on its stream, and
+// its native handles. Dispatch is in dispatch.cpp.
 
-#include <roster/backends/cuda.hpp>
-
-#include <roster/detail/gpu_list.hpp>
-
+#include "adapters.hpp"
+#include "driver.hpp"
+#include "errors.hpp"
 #include "kernels.hpp"
+
+#include <roster/env.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
+#include <optional>
 #include <string>
 
 namespace roster::cuda {
 
+using detail::cuda_failure;
+using detail::exclude_fix;
+
 namespace {
 
-using detail::kprogram;
-using detail::ksegment;
-using detail::kstep;
+// The settings a device reads from the environment when it opens.
+struct settings {
+  bool split = false;          // ROSTER_CUDA_GRID_SYNC=split: separate launches
+  std::optional<int> variant;  // ROSTER_CUDA_VARIANT: the fast path's kernel shape (tuning)
+};
 
-constexpr std::string_view exclude_fix = "or exclude the backend with ROSTER_DEVICE_SELECTOR='!cuda:*'";
-
-errc category_of(cudaError_t e) noexcept {
-  switch (e) {
-    case cudaErrorMemoryAllocation: return errc::out_of_memory;
-    case cudaErrorInsufficientDriver:
-    case cudaErrorNoDevice:
-    case cudaErrorCallRequiresNewerDriver:
-    case cudaErrorSystemDriverMismatch:
-    case cudaErrorSystemNotReady:
-    case cudaErrorDevicesUnavailable:
-    case cudaErrorCompatNotSupportedOnDevice:
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorUnsupportedPtxVersion:
-    case cudaErrorInitializationError: return errc::unavailable;
-    case cudaErrorInvalidDevice: return errc::not_found;
-    default: return errc::device_fault;
-  }
-}
-
-// The usual cure for a CUDA error met while working, by code.
-std::string fix_for(cudaError_t e) {
-  switch (e) {
-    case cudaErrorMemoryAllocation:
-      return "allocate fewer or smaller buffers, or release buffers you no longer need";
-    case cudaErrorInsufficientDriver:
-    case cudaErrorCallRequiresNewerDriver:
-    case cudaErrorSystemDriverMismatch:
-      return "install the NVIDIA driver for CUDA 13, " + std::string(exclude_fix);
-    case cudaErrorNoDevice:
-      return "check nvidia-smi and CUDA_VISIBLE_DEVICES, " + std::string(exclude_fix);
-    case cudaErrorNoKernelImageForDevice:
-    case cudaErrorUnsupportedPtxVersion:
-      return "rebuild roster with this card's architecture in backends/cuda/meson.build, " + std::string(exclude_fix);
-    case cudaErrorCooperativeLaunchTooLarge:
-      return "run with ROSTER_CUDA_GRID_SYNC=split, or report the card and driver to roster's maintainers";
-    default:
-      return "a kernel or the card faulted and the CUDA context is unusable: restart the process; run it under "
-             "compute-sanitizer to find the cause, " + std::string(exclude_fix);
-  }
-}
-
-// An error for a failed CUDA call made while doing `what` on adapter `spec`.
-roster::error cuda_failure(cudaError_t e, const std::string& spec, std::string_view what) {
-  return make_cuda_error(static_cast<int>(e), spec + ": " + std::string(what), fix_for(e));
-}
-
-// Reads the first line of a text file of the driver's (/proc), or returns "".
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (in) std::getline(in, line);
-  return line;
-}
-
-// Returns the driver's own version ("580.159.04") from /proc, or "".
-std::string kernel_driver_version() {
-  const std::string line = read_line("/proc/driver/nvidia/version");
-  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ..."
-  // (older drivers: "... x86_64 Kernel Module  580.159.04  Thu ..."): the first dotted number.
-  std::size_t at = line.find("Module");
-  while (at != std::string::npos && at < line.size()) {
-    const std::size_t begin = line.find_first_not_of(' ', at);
-    if (begin == std::string::npos) break;
-    const std::size_t end = std::min(line.find(' ', begin), line.size());
-    const std::string word = line.substr(begin, end - begin);
-    if (!word.empty() && word.find('.') != std::string::npos &&
-        word.find_first_not_of("0123456789.") == std::string::npos)
-      return word;
-    at = end;
-  }
-  return {};
-}
-
-expected<adapter_info> describe_adapter(int ordinal) {
-  cudaDeviceProp prop{};
-  if (cudaError_t e = cudaGetDeviceProperties(&prop, ordinal); e != cudaSuccess)
-    return cuda_failure(e, "cuda:" + std::to_string(ordinal), "cudaGetDeviceProperties");
-  adapter_info a;
-  a.backend = "cuda";
-  a.ordinal = static_cast<std::uint32_t>(ordinal);
-  a.name = prop.name;
-  a.type = prop.integrated ? device_type::integrated_gpu : device_type::discrete_gpu;
-  std::memcpy(a.uuid.data(), prop.uuid.bytes, 16);
-  char pci[32];
-  std::snprintf(pci, sizeof pci, "%04x:%02x:%02x.0", static_cast<unsigned>(prop.pciDomainID),
-                static_cast<unsigned>(prop.pciBusID), static_cast<unsigned>(prop.pciDeviceID));
-  a.pci_address = pci;
-  a.vendor_id = 0x10de;
-  // The runtime applied CUDA_VISIBLE_DEVICES before listing this device: its
-  // adapters are the mask's visible set for every other backend's (circuits).
-  a.applied_mask = "CUDA_VISIBLE_DEVICES";
-  // The runtime does not give the PCI device id; sysfs does, where it is
-  // mounted (read as the machine's GPU list reads it, ROSTER_SYSFS_ROOT too).
-  a.device_id = roster::detail::parse_hex_id(
-      roster::detail::read_small_file(roster::detail::sysfs_root() + "/bus/pci/devices/" + a.pci_address + "/device"));
-  a.memory_bytes = prop.totalGlobalMem;
-  a.compute_units = static_cast<std::uint32_t>(prop.multiProcessorCount);
-  int driver = 0;
-  if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
-  std::string cuda_version = "CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
-  const std::string kernel = kernel_driver_version();
-  a.driver_version = kernel.empty() ? cuda_version : kernel + " (" + cuda_version + ")";
-  a.native_grid_sync = prop.cooperativeLaunch != 0;
-  a.f64 = true;
-  a.ops = op_set::all();
-  return a;
-}
-
-// ROSTER_CUDA_GRID_SYNC: "split" forces separate launches; "native" or unset
-// uses cooperative launch where the card supports it.
-expected<bool> env_wants_split() {
-  const char* v = std::getenv("ROSTER_CUDA_GRID_SYNC");
-  if (v == nullptr || *v == '\0' || std::string_view(v) == "native" || std::string_view(v) == "auto") return false;
-  if (std::string_view(v) == "split") return true;
-  return make_error(errc::invalid_argument,
-                    "ROSTER_CUDA_GRID_SYNC='" + std::string(v) + "' is not one of native, split, auto",
-                    "set ROSTER_CUDA_GRID_SYNC to native, split or auto, or unset it");
-}
-
-// The elements a step walks: a dot's inputs, otherwise its output.
-std::uint64_t length_of(const step& s) noexcept { return s.op == op::dot ? s.in1.size : s.out.size; }
-
-// A grid no larger than n elements need (one 16-byte vector per thread), so a
-// small program does not start hundreds of idle blocks.
-int fit(int full, std::uint64_t n, bool f64) noexcept {
-  const std::uint64_t per_block = std::uint64_t{detail::block_threads} * (f64 ? 2 : 4);
-  const std::uint64_t need = (n + per_block - 1) / per_block;
-  return need < static_cast<std::uint64_t>(full) ? static_cast<int>(std::max<std::uint64_t>(need, 1)) : full;
+expected<settings> read_settings() {
+  settings s;
+  auto mode = env::choice("ROSTER_CUDA_GRID_SYNC", {"native", "split", "auto"});
+  if (!mode) return std::move(mode).error();
+  s.split = *mode == std::optional<std::size_t>(1);
+  auto variant = env::whole_number("ROSTER_CUDA_VARIANT", 0, detail::variant_count - 1);
+  if (!variant) return std::move(variant).error();
+  if (*variant) s.variant = static_cast<int>(**variant);
+  return s;
 }
 
 }  // namespace
 
-error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix) {
-  const auto e = static_cast<cudaError_t>(cuda_code);
-  const char* name = cudaGetErrorName(e);
-  const char* text = cudaGetErrorString(e);
-  std::string msg(what);
-  msg += ": ";
-  msg += text != nullptr ? text : "unknown error";
-  msg += " (";
-  msg += name != nullptr ? name : "cudaError?";
-  msg += ", " + std::to_string(cuda_code) + ")";
-  return error(category_of(e), msg, fix);
-}
-
-expected<std::vector<adapter_info>> backend::enumerate() {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // clear it: the runtime keeps the last error per thread
-    if (category_of(e) == errc::unavailable) return std::vector<adapter_info>{};
-    return cuda_failure(e, "cuda", "cudaGetDeviceCount");
-  }
-  std::vector<adapter_info> out;
-  out.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    auto a = describe_adapter(i);
-    if (!a) return std::move(a).error();
-    out.push_back(std::move(*a));
-  }
-  return out;
-}
-
 expected<std::unique_ptr<device>> device::open(std::uint32_t ordinal) {
   const std::string spec = "cuda:" + std::to_string(ordinal);
-  int count = 0;
-  if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (e == cudaErrorNoDevice)
-      return make_cuda_error(e, "cuda: no CUDA device is visible", fix_for(e));
-    if (category_of(e) == errc::unavailable)
-      return make_cuda_error(e, "cuda: no usable driver", fix_for(e));
-    return cuda_failure(e, spec, "cudaGetDeviceCount");
-  }
-  if (ordinal >= static_cast<std::uint32_t>(count))
+  // The settings first: a malformed value is an error on any machine.
+  auto settings = read_settings();
+  if (!settings) return std::move(settings).error().prepend("cuda");
+  auto count = detail::device_count();
+  if (!count) return std::move(count).error();
+  if (ordinal >= static_cast<std::uint32_t>(*count))
     return make_error(errc::not_found,
-                      spec + ": no such adapter; this process sees " + std::to_string(count) + " CUDA device" +
-                          (count == 1 ? "" : "s"),
-                      "use an ordinal below " + std::to_string(count) +
+                      spec + ": no such adapter; this process sees " + std::to_string(*count) + " CUDA device" +
+                          (*count == 1 ? "" : "s"),
+                      "use an ordinal below " + std::to_string(*count) +
                           " (CUDA_VISIBLE_DEVICES renumbers the devices from 0), or list them with roster-info");
-  auto wants_split = env_wants_split();
-  if (!wants_split) return std::move(wants_split).error();
 
-  auto info = describe_adapter(static_cast<int>(ordinal));
+  auto info = detail::describe_adapter(static_cast<int>(ordinal));
   if (!info) return std::move(info).error();
   std::unique_ptr<device> d(new device());
   d->info_ = std::move(*info);
   d->ordinal_ = static_cast<int>(ordinal);
   d->cooperative_ = d->info_.native_grid_sync;
-  d->mode_ = d->cooperative_ && !*wants_split ? grid_sync_mode::native : grid_sync_mode::split;
-  if (const char* v = std::getenv("ROSTER_CUDA_VARIANT")) detail::set_variant(std::atoi(v));
+  d->mode_ = d->cooperative_ && !settings->split ? grid_sync_mode::native : grid_sync_mode::split;
+  detail::set_variant(settings->variant.value_or(detail::default_variant));  // process-wide: the kernels' shape
 
   if (auto ok = d->activate(); !ok) return std::move(ok).error();
   cudaStream_t stream = nullptr;
@@ -387,208 +234,6 @@ expected<void> device::synchronize() {
   if (auto ok = activate(); !ok) return ok;
   if (cudaError_t e = cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)); e != cudaSuccess)
     return cuda_failure(e, info_.spec(), "synchronize: cudaStreamSynchronize");
-  return {};
-}
-
-expected<void> device::dispatch_steps(std::span<const step> steps) {
-  if (auto ok = activate(); !ok) return ok;
-  return run(steps);
-}
-
-expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
-  if (auto ok = activate(); !ok) return std::move(ok).error();
-  auto stream = static_cast<cudaStream_t>(stream_);
-  auto start = static_cast<cudaEvent_t>(event_start_), stop = static_cast<cudaEvent_t>(event_stop_);
-  if (cudaError_t e = cudaEventRecord(start, stream); e != cudaSuccess)
-    return cuda_failure(e, info_.spec(), "timed dispatch: cudaEventRecord");
-  if (auto ok = run(steps); !ok) return std::move(ok).error();
-  if (cudaError_t e = cudaEventRecord(stop, stream); e != cudaSuccess)
-    return cuda_failure(e, info_.spec(), "timed dispatch: cudaEventRecord");
-  if (cudaError_t e = cudaEventSynchronize(stop); e != cudaSuccess)
-    return cuda_failure(e, info_.spec(), "timed dispatch: the program failed on the card (cudaEventSynchronize)");
-  float ms = 0.0f;
-  if (cudaError_t e = cudaEventElapsedTime(&ms, start, stop); e != cudaSuccess)
-    return cuda_failure(e, info_.spec(), "timed dispatch: cudaEventElapsedTime");
-  return std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(ms) * 1e6));
-}
-
-// Plans and launches validated steps. A segment is a run of steps over one
-// length with no grid_sync inside; it ends at a grid_sync, a change of length,
-// or just after a dot (whose result is written after a grid-wide sync). Up to
-// max_launch_steps steps travel in one kprogram, so a long program becomes
-// several launches, in order on the stream.
-expected<void> device::run(std::span<const step> steps) {
-  for (const auto& s : steps)
-    if (s.op == op::call) return run_with_calls(steps);
-  auto stream = static_cast<cudaStream_t>(stream_);
-  bool f64 = true;
-  for (const auto& s : steps)
-    if (buffers_of(s.op) > 0) {
-      f64 = s.out.type == element_type::f64;
-      break;
-    }
-  auto launched = [&](cudaError_t e, std::string_view what, bool coop) -> expected<void> {
-    if (e == cudaSuccess) e = cudaGetLastError();
-    if (e != cudaSuccess) {
-      (void)cudaGetLastError();
-      return cuda_failure(e, info_.spec(), "dispatch: " + std::string(what));
-    }
-    (coop ? counts_.cooperative : counts_.plain) += 1;
-    return {};
-  };
-  auto kstep_of = [&](const step& s) {
-    kstep k{};
-    k.out = slots_[s.out.slot].ptr;
-    k.in1 = buffers_of(s.op) >= 2 ? slots_[s.in1.slot].ptr : nullptr;
-    k.in2 = buffers_of(s.op) >= 3 ? slots_[s.in2.slot].ptr : nullptr;
-    k.scalar = s.scalar;
-    k.op = static_cast<std::uint8_t>(s.op);  // kop shares roster::op's order
-    return k;
-  };
-
-  // The fast path: a program of one step runs its own specialised kernel.
-  std::size_t buffer_steps = 0;
-  const step* only = nullptr;
-  for (const auto& s : steps)
-    if (s.op != op::grid_sync) ++buffer_steps, only = &s;
-  if (buffer_steps == 1) {
-    const kstep k = kstep_of(*only);
-    const std::uint64_t n = length_of(*only);
-    if (only->op != op::dot)
-      return launched(detail::launch_stream(k, n, f64, detail::stream_grid(static_cast<detail::kop>(k.op), n, f64, grid_stream_[f64][k.op]), stream),
-                      "an element-wise kernel", false);
-    if (mode_ == grid_sync_mode::native)
-      return launched(detail::launch_dot_coop(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
-                      "the cooperative dot kernel (cudaLaunchCooperativeKernel)", true);
-    if (auto ok = launched(detail::launch_dot_split(k, n, f64, partials_, fit(grid_dot_[f64], n, f64), stream),
-                           "the dot kernels", false);
-        !ok)
-      return ok;
-    counts_.plain += 1;  // the final-sum kernel
-    return {};
-  }
-
-  kprogram kp{};
-  kp.partials = partials_;
-  int nsteps = 0;
-  bool open_segment = false;
-  auto flush = [&]() -> expected<void> {
-    if (kp.nsegments == 0) return {};
-    bool any_dot = false;
-    std::uint64_t longest = 0;
-    for (int g = 0; g < kp.nsegments; ++g) {
-      any_dot = any_dot || kp.segments[g].dot >= 0;
-      longest = std::max(longest, kp.segments[g].n);
-    }
-    const int grid = fit(grid_program_[f64], longest, f64);
-    expected<void> ok;
-    if (mode_ == grid_sync_mode::native && (kp.nsegments > 1 || any_dot)) {
-      ok = launched(detail::launch_program_coop(kp, f64, grid, stream),
-                    "the cooperative program kernel (cudaLaunchCooperativeKernel)", true);
-    } else {
-      for (int g = 0; g < kp.nsegments && ok; ++g) {
-        ok = launched(detail::launch_segment_split(kp, g, f64, grid, stream), "a program segment kernel", false);
-        if (ok && kp.segments[g].dot >= 0) counts_.plain += 1;  // its final-sum kernel
-      }
-    }
-    kp.nsegments = 0;
-    nsteps = 0;
-    open_segment = false;
-    return ok;
-  };
-  for (const auto& s : steps) {
-    if (s.op == op::grid_sync) {
-      open_segment = false;
-      continue;
-    }
-    const std::uint64_t n = length_of(s);
-    if (nsteps == detail::max_launch_steps) {
-      if (auto ok = flush(); !ok) return ok;
-    }
-    ksegment* cur = open_segment ? &kp.segments[kp.nsegments - 1] : nullptr;
-    if (cur == nullptr || cur->n != n || cur->dot >= 0) {
-      if (kp.nsegments == detail::max_launch_segments) {
-        if (auto ok = flush(); !ok) return ok;
-      }
-      cur = &kp.segments[kp.nsegments++];
-      *cur = ksegment{n, static_cast<std::uint16_t>(nsteps), 0, -1, 0};
-      open_segment = true;
-    }
-    kp.steps[nsteps] = kstep_of(s);
-    if (s.op == op::dot) cur->dot = static_cast<std::int16_t>(nsteps);
-    ++nsteps;
-    ++cur->count;
-  }
-  return flush();
-}
-
-}  // namespace roster::cuda
-
-// Its built-in ops become kernel entries with no launcher of their own: a
-// call of one runs in the program's one launch (device::dispatch maps it onto
-// the built-in step).
-ROSTER_REGISTER_BACKEND(roster::cuda::backend);
-ROSTER_DEFINE_BACKEND_ANCHOR(cuda);
-
-namespace roster::cuda {
-
-// A program with user kernels: the built-in runs between calls take the
-// path above (one launch where they can), each call its launcher; all on
-// the device's stream, so they run in program order.
-expected<void> device::run_with_calls(std::span<const step> steps) {
-  std::size_t begin = 0;
-  for (std::size_t i = 0; i <= steps.size(); ++i) {
-    if (i < steps.size() && steps[i].op != op::call) continue;
-    bool work = false;
-    for (std::size_t k = begin; k < i; ++k) work = work || steps[k].op != op::grid_sync;
-    if (work)
-      if (auto ok = run(steps.subspan(begin, i - begin)); !ok) return ok;
-    if (i < steps.size())
-      if (auto ok = run_call(*steps[i].call); !ok) return ok;
-    begin = i + 1;
-  }
-  return {};
-}
-
-// Calls a user kernel's host launcher on the device's stream with the
-// buffers' device pointers, then checks the launch.
-expected<void> device::run_call(const kernel_call& c) {
-  auto entry = kernel_for(c);  // the named variant, the recorded winner, or the default
-  if (!entry) return std::move(entry).error().prepend(info_.spec() + ": dispatch");
-  // A built-in entry (a call device::dispatch did not map, e.g. of another
-  // element type than the program's built-in steps): its built-in step.
-  if (const step b = builtin_step(**entry, c); b.op != op::call) return run(std::span<const step>(&b, 1));
-  const launcher* k = (*entry)->payload_as<launcher>();
-  if (k == nullptr || k->fn == nullptr)
-    return make_error(errc::internal,
-                      info_.spec() + ": dispatch: the cuda kernel '" + c.op + "' (variant '" +
-                          std::string((*entry)->variant) + "') has no launcher",
-                      "register it with roster::cuda::kernel, which sets the launcher");
-  // The program was validated (check_call) before it got here: no second
-  // check, and no allocation for a call of up to 16 buffers and scalars.
-  call_arguments arguments;
-  auto args = arguments.build(**entry, c, [&](const buffer& b) { return slots_[b.slot].ptr; });
-  if (!args) return std::move(args).error().prepend(info_.spec() + ": dispatch");
-  (void)cudaGetLastError();  // an earlier, already reported error is not this call's
-  k->fn(*args, stream_);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
-    const std::string what = info_.spec() + ": dispatch: the launcher of kernel '" + c.op + "' (variant '" +
-                             std::string((*entry)->variant) + "')";
-    // A launch the runtime refused (grid or block too large, too many
-    // resources) leaves the context usable: say so, not "restart".
-    switch (e) {
-      case cudaErrorInvalidConfiguration:
-      case cudaErrorInvalidValue:
-      case cudaErrorLaunchOutOfResources:
-        return make_cuda_error(static_cast<int>(e), what,
-                               "the runtime refused the launch: check the launcher's grid and block sizes and "
-                               "its shared memory against the card's limits (cudaGetDeviceProperties: "
-                               "maxThreadsPerBlock, maxGridSize, sharedMemPerBlock); the device stays usable");
-      default:
-        return cuda_failure(e, info_.spec(), what.substr(info_.spec().size() + 2));
-    }
-  }
-  counts_.plain += 1;
   return {};
 }
 

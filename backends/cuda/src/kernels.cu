@@ -319,8 +319,7 @@ __global__ void __launch_bounds__(block_threads) program_split_k(const __grid_co
 // 7: U = 1 with the streaming policy; 8: U = 1 with 256-byte L2 prefetch;
 // 9: U = 2, prefetch; 10: U = 1 in blocks of 1024 threads; 11: of 512;
 // 12 (the default): 4 for fill, copy and mul, 10 for add, triad and nstream.
-int g_variant = 12;  // measured best on the H200 (bench/results/cuda.md)
-constexpr int variant_count = 13;
+int g_variant = default_variant;  // measured best on the H200 (bench/results/cuda.md)
 
 // hint, vectors per thread per iteration, full grid.
 // hint, vectors per thread per iteration, full grid, threads per block.
@@ -336,7 +335,7 @@ constexpr int block_of[variant_count] = {256, 256, 256, 256, 256, 256, 256, 256,
 // nstream (two or three inputs) 1024-thread blocks, which measured up to
 // 0.6% faster for them and 5% slower for copy and mul on the H200.
 int shape_for(int op) {
-  if (g_variant != 12) return g_variant;
+  if (g_variant != default_variant) return g_variant;
   return op == k_add || op == k_triad || op == k_nstream ? 10 : 4;
 }
 
@@ -406,7 +405,7 @@ const void* kernel_of(kernel_id k, bool f64) {
 
 }  // namespace
 
-void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : 12; }
+void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : default_variant; }
 
 int stream_block(kop op) noexcept { return block_of[shape_for(op)]; }
 

@@ -54,7 +54,12 @@ inline constexpr int block_threads = 256;
 /// Kernels whose occupancy the device class asks for.
 enum class kernel_id : std::uint8_t { program_coop, program_split, dot_coop, dot_partial, stream };
 
-/// Picks the fast path's kernel shapes (0 to 12, see kernels.cu; default 12); for tuning only.
+/// The fast path's kernel shapes (kernels.cu lists them): 0 to variant_count - 1,
+/// default_variant when ROSTER_CUDA_VARIANT is unset.
+inline constexpr int variant_count = 13;
+inline constexpr int default_variant = 12;
+
+/// Picks the fast path's kernel shapes (a value out of range picks the default); for tuning only.
 void set_variant(int v) noexcept;
 /// Returns the threads per block of an op's fast-path kernel.
 int stream_block(kop op) noexcept;

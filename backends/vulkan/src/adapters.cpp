@@ -30,14 +30,32 @@ std::string format_driver_version(std::uint32_t vendor, std::uint32_t v) {
   return out;
 }
 
-// Test knob: ROSTER_VULKAN_NO_F64=1 treats every adapter as lacking shaderFloat64.
-bool f64_forced_off() { return env_is("ROSTER_VULKAN_NO_F64", "1"); }
+// Picks the device's compute queue family, preferring one with timestamps
+// (the first such); false when it has no compute queue.
+bool compute_family(const vk_fns& fn, VkPhysicalDevice h, physical& p) {
+  std::uint32_t nq = 0;
+  fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, nullptr);
+  std::vector<VkQueueFamilyProperties> queues(nq);
+  fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, queues.data());
+  std::optional<std::uint32_t> family;
+  for (std::uint32_t q = 0; q < nq; ++q) {
+    if (!(queues[q].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (!family || (queues[*family].timestampValidBits == 0 && queues[q].timestampValidBits != 0)) family = q;
+  }
+  if (!family) return false;
+  p.queue_family = *family;
+  p.timestamp_bits = queues[*family].timestampValidBits;
+  return true;
+}
 
 }  // namespace
 
 expected<std::vector<physical>> physical_devices() {
   const auto& v = instance();
   if (v.failure) return *v.failure;
+  // Test knob: ROSTER_VULKAN_NO_F64 on treats every adapter as lacking shaderFloat64.
+  auto no_f64 = env_flag("ROSTER_VULKAN_NO_F64", false);
+  if (!no_f64) return std::move(no_f64).error();
   std::uint32_t n = 0;
   VkResult r = v.fn.vkEnumeratePhysicalDevices(v.instance, &n, nullptr);
   if (r == VK_ERROR_INITIALIZATION_FAILED) return std::vector<physical>{};  // no driver
@@ -53,19 +71,7 @@ expected<std::vector<physical>> physical_devices() {
     p.handle = h;
     v.fn.vkGetPhysicalDeviceProperties(h, &p.props);
     if (p.props.apiVersion < VK_API_VERSION_1_1) continue;  // compute needs 1.1 here
-    std::uint32_t nq = 0;
-    v.fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, nullptr);
-    std::vector<VkQueueFamilyProperties> queues(nq);
-    v.fn.vkGetPhysicalDeviceQueueFamilyProperties(h, &nq, queues.data());
-    // Prefer a compute queue with timestamps; the first such family.
-    std::optional<std::uint32_t> family;
-    for (std::uint32_t q = 0; q < nq; ++q) {
-      if (!(queues[q].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
-      if (!family || (queues[*family].timestampValidBits == 0 && queues[q].timestampValidBits != 0)) family = q;
-    }
-    if (!family) continue;
-    p.queue_family = *family;
-    p.timestamp_bits = queues[*family].timestampValidBits;
+    if (!compute_family(v.fn, h, p)) continue;
 
     std::uint32_t ne = 0;
     r = v.fn.vkEnumerateDeviceExtensionProperties(h, nullptr, &ne, nullptr);
@@ -130,7 +136,7 @@ expected<std::vector<physical>> physical_devices() {
     // A CPU device is a software implementation (lavapipe, SwiftShader): the
     // native CPU backend leads its circuit unless a record says otherwise.
     a.software = p.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
-    a.f64 = features.shaderFloat64 == VK_TRUE && !f64_forced_off();
+    a.f64 = features.shaderFloat64 == VK_TRUE && !*no_f64;
     a.ops = op_set::all();
     out.push_back(std::move(p));
   }
@@ -138,3 +144,18 @@ expected<std::vector<physical>> physical_devices() {
 }
 
 }  // namespace roster::vulkan::detail
+
+namespace roster::vulkan {
+
+expected<std::vector<adapter_info>> backend::enumerate() {
+  const auto& v = detail::instance();
+  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error();
+  std::vector<adapter_info> out;
+  out.reserve(devices->size());
+  for (auto& p : *devices) out.push_back(std::move(p.info));
+  return out;
+}
+
+}  // namespace roster::vulkan

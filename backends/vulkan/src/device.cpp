@@ -3,6 +3,8 @@
 
 #include "device.hpp"
 
+#include <roster/env.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -25,24 +27,26 @@ expected<void> device::init() {
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue_info;
   info.pEnabledFeatures = &features;
-  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreateDevice(p_.handle, &info, nullptr, &device_));
+  ROSTER_IMPL_VK_CALL(where("open"), vkCreateDevice, p_.handle, &info, nullptr, &device_);
   fn_.vkGetDeviceQueue(device_, p_.queue_family, 0, &queue_);
 
   max_range_ = props.limits.maxStorageBufferRange;
   // Test knob: ROSTER_VULKAN_MAX_RANGE caps the bytes one descriptor spans, so
   // the chunking that large buffers need runs at small sizes too.
-  if (VkDeviceSize cap = env_number("ROSTER_VULKAN_MAX_RANGE"); cap != 0) max_range_ = std::min(max_range_, cap);
+  auto cap = env::whole_number("ROSTER_VULKAN_MAX_RANGE", 16, 0xffffffffull);
+  if (!cap) return std::move(cap).error().prepend("vulkan");
+  if (*cap) max_range_ = std::min<VkDeviceSize>(max_range_, **cap);
   if (auto ok = make_pipelines(); !ok) return ok;
 
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool_info.queueFamilyIndex = p_.queue_family;
-  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_));
+  ROSTER_IMPL_VK_CALL(where("open"), vkCreateCommandPool, device_, &pool_info, nullptr, &command_pool_);
   if (p_.timestamp_bits != 0) {
     VkQueryPoolCreateInfo query_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     query_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
     query_info.queryCount = 2;
-    ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreateQueryPool(device_, &query_info, nullptr, &query_pool_));
+    ROSTER_IMPL_VK_CALL(where("open"), vkCreateQueryPool, device_, &query_info, nullptr, &query_pool_);
   }
   return check("open");
 }
@@ -105,7 +109,7 @@ expected<VkDeviceMemory> device::allocate_memory(VkBuffer buffer, VkMemoryProper
   info.allocationSize = req.size;
   info.memoryTypeIndex = *chosen;
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  ROSTER_IMPL_VK_CHECK(where(what), fn_.vkAllocateMemory(device_, &info, nullptr, &memory));
+  ROSTER_IMPL_VK_CALL(where(what), vkAllocateMemory, device_, &info, nullptr, &memory);
   return memory;
 }
 
@@ -115,7 +119,7 @@ expected<void> device::make_buffer(VkDeviceSize bytes, VkBufferUsageFlags usage,
   info.size = bytes;
   info.usage = usage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  ROSTER_IMPL_VK_CHECK(where(what), fn_.vkCreateBuffer(device_, &info, nullptr, &out.buffer));
+  ROSTER_IMPL_VK_CALL(where(what), vkCreateBuffer, device_, &info, nullptr, &out.buffer);
   auto memory = allocate_memory(out.buffer, want, prefer, what);
   if (!memory) {
     fn_.vkDestroyBuffer(device_, out.buffer, nullptr);
@@ -141,12 +145,13 @@ expected<std::uint32_t> device::do_allocate(element_type t, std::size_t n) {
   std::lock_guard lock(mutex_);
   const VkDeviceSize bytes = static_cast<VkDeviceSize>(n) * size_of(t);
   vk_buffer b;
+  const std::string what = "allocate: " + std::to_string(n) + " " + std::string(to_string(t)) + " elements";
   if (auto ok = make_buffer(bytes,
                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, b, "allocate");
+                            VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, b, what);
       !ok)
-    return std::move(ok).error().prepend(std::to_string(n) + " " + std::string(to_string(t)) + " elements");
+    return std::move(ok).error();
   b.type = t;
   b.size = n;
   const std::uint32_t slot = next_slot_++;  // never reused: a released handle stays invalid
@@ -181,7 +186,7 @@ expected<void> device::reap(bool wait_all) {
 expected<void> device::drain() {
   // The queue's idle covers command buffers a user submitted on it through
   // the native handles, which no fence of roster's tracks.
-  ROSTER_IMPL_VK_CHECK(where("synchronize"), fn_.vkQueueWaitIdle(queue_));
+  ROSTER_IMPL_VK_CALL(where("synchronize"), vkQueueWaitIdle, queue_);
   return reap(true);
 }
 
@@ -191,21 +196,22 @@ expected<void> device::synchronize() {
   return check("synchronize");
 }
 
-expected<void> device::ensure_staging() {
+expected<void> device::ensure_staging(std::string_view transfer) {
   if (staging_.buffer != VK_NULL_HANDLE) return {};
+  const std::string what = std::string(transfer) + ": the staging buffer";
   if (auto ok = make_buffer(staging_bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT, staging_, "staging");
+                            VK_MEMORY_PROPERTY_HOST_CACHED_BIT, staging_, what);
       !ok)
     return ok;
-  ROSTER_IMPL_VK_CHECK(where("staging"), fn_.vkMapMemory(device_, staging_.memory, 0, VK_WHOLE_SIZE, 0, &staging_map_));
+  ROSTER_IMPL_VK_CALL(where(what), vkMapMemory, device_, staging_.memory, 0, VK_WHOLE_SIZE, 0, &staging_map_);
   return {};
 }
 
 expected<void> device::transfer(const buffer& b, void* host, bool upload) {
   std::lock_guard lock(mutex_);
   const char* what = upload ? "upload" : "download";
-  if (auto ok = ensure_staging(); !ok) return std::move(ok).error().prepend(where(what));
+  if (auto ok = ensure_staging(what); !ok) return ok;
   const vk_buffer& dev = buffers_.at(b.slot);
   auto* bytes = static_cast<std::uint8_t*>(host);
   for (VkDeviceSize done = 0; done < dev.bytes;) {

@@ -151,8 +151,12 @@ class device final : public roster::device {
   // Waits for everything on the queue, roster's work and a user's alike.
   expected<void> drain();
   expected<void> record(detail::vk_submission& s, std::span<const step> steps, bool timed);
+  expected<void> record_stream(detail::vk_submission& s, const step& st);
+  expected<void> record_dot(detail::vk_submission& s, const step& st);
+  expected<void> dispatch_one(detail::vk_submission& s, VkPipeline pipeline, const VkDescriptorBufferInfo (&infos)[4],
+                              const detail::push_constants& pc, std::uint32_t groups);
   expected<void> ensure_partials(std::size_t count, element_type t);
-  expected<void> ensure_staging();
+  expected<void> ensure_staging(std::string_view transfer);
   expected<void> transfer(const buffer& b, void* host, bool upload);
   std::size_t chunk_elements(element_type t) const;
   std::uint32_t groups_for(std::size_t n, std::uint32_t cap) const;

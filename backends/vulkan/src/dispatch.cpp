@@ -31,9 +31,9 @@ expected<vk_submission*> device::begin_submission(std::uint32_t sets) {
     info.commandPool = command_pool_;
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
-    ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateCommandBuffers(device_, &info, &s->cmd));
+    ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateCommandBuffers, device_, &info, &s->cmd);
     VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkCreateFence(device_, &fence_info, nullptr, &s->fence));
+    ROSTER_IMPL_VK_CALL(where("dispatch"), vkCreateFence, device_, &fence_info, nullptr, &s->fence);
   }
   if (sets > 0) {
     if (s->pool != VK_NULL_HANDLE && s->pool_sets < sets) {
@@ -47,26 +47,26 @@ expected<vk_submission*> device::begin_submission(std::uint32_t sets) {
       info.maxSets = capacity;
       info.poolSizeCount = 1;
       info.pPoolSizes = &size;
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkCreateDescriptorPool(device_, &info, nullptr, &s->pool));
+      ROSTER_IMPL_VK_CALL(where("dispatch"), vkCreateDescriptorPool, device_, &info, nullptr, &s->pool);
       s->pool_sets = capacity;
     } else {
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetDescriptorPool(device_, s->pool, 0));
+      ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetDescriptorPool, device_, s->pool, 0);
     }
   }
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetCommandBuffer(s->cmd, 0));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetCommandBuffer, s->cmd, 0);
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkBeginCommandBuffer(s->cmd, &begin));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkBeginCommandBuffer, s->cmd, &begin);
   return s;
 }
 
 expected<void> device::submit(vk_submission& s) {
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkEndCommandBuffer(s.cmd));
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkResetFences(device_, 1, &s.fence));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkEndCommandBuffer, s.cmd);
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkResetFences, device_, 1, &s.fence);
   VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   info.commandBufferCount = 1;
   info.pCommandBuffers = &s.cmd;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkQueueSubmit(queue_, 1, &info, s.fence));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkQueueSubmit, queue_, 1, &info, s.fence);
   s.in_flight = true;
   return {};
 }
@@ -172,6 +172,15 @@ expected<void> device::ensure_partials(std::size_t count, element_type t) {
                      "dispatch");
 }
 
+namespace {
+// The push constants of a step: the scalar in the element type's slot.
+push_constants with_scalar(push_constants pc, element_type t, double scalar) {
+  if (t == element_type::f64) pc.s.d = scalar;
+  else pc.s.f = static_cast<float>(scalar);
+  return pc;
+}
+}  // namespace
+
 expected<void> device::record(vk_submission& s, std::span<const step> steps, bool timed) {
   VkCommandBuffer cmd = s.cmd;
   // Earlier submissions and transfers on this queue finish their writes first.
@@ -180,138 +189,138 @@ expected<void> device::record(vk_submission& s, std::span<const step> steps, boo
     fn_.vkCmdResetQueryPool(cmd, query_pool_, 0, 2);
     fn_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, query_pool_, 0);
   }
-
   bool first = true;
   for (const step& st : steps) {
-    if (st.op == op::call) {
-      if (!first)
-        full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
-      first = false;
-      if (auto ok = record_call(s, *st.call); !ok) return ok;
-      continue;
-    }
-    const int nb = buffers_of(st.op);
-    if (nb == 0) continue;
+    if (st.op != op::call && buffers_of(st.op) == 0) continue;
     if (!first)  // each step sees the previous one's writes
       full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
     first = false;
-    const element_type t = st.out.type;
-    const int ti = t == element_type::f64 ? 1 : 0;
-    const std::size_t e = size_of(t);
-    const std::size_t n = st.op == op::dot ? st.in1.size : st.out.size;
-    const std::size_t chunk = chunk_elements(t);
-    const std::size_t chunks = (n + chunk - 1) / chunk;
-    const vk_buffer& out = buffers_.at(st.out.slot);
-    const vk_buffer& in1 = nb > 1 ? buffers_.at(st.in1.slot) : out;
-    const vk_buffer& in2 = nb > 2 ? buffers_.at(st.in2.slot) : in1;
-    const vk_buffer& partial = partials_[ti];
-
-    auto dispatch_one = [&](VkPipeline pipeline, const VkDescriptorBufferInfo (&infos)[4], const push_constants& pc,
-                            std::uint32_t groups) -> expected<void> {
-      VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-      alloc.descriptorPool = s.pool;
-      alloc.descriptorSetCount = 1;
-      alloc.pSetLayouts = &set_layout_;
-      VkDescriptorSet set = VK_NULL_HANDLE;
-      ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateDescriptorSets(device_, &alloc, &set));
-      VkWriteDescriptorSet writes[4];
-      for (std::uint32_t i = 0; i < 4; ++i) {
-        writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-        writes[i].dstSet = set;
-        writes[i].dstBinding = i;
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &infos[i];
-      }
-      fn_.vkUpdateDescriptorSets(device_, 4, writes, 0, nullptr);
-      fn_.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-      fn_.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
-      fn_.vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
-      fn_.vkCmdDispatch(cmd, groups, 1, 1);
-      return {};
-    };
-    auto with_scalar = [&](push_constants pc) {
-      if (t == element_type::f64) pc.s.d = st.scalar;
-      else pc.s.f = static_cast<float>(st.scalar);
-      return pc;
-    };
-
-    // Each chunk: the bulk as 16-byte vectors, then the scalar tail (fewer
-    // than w elements) from index bulk * w.
-    const std::size_t w = width(t);
-    const int vec = w > 1 ? 1 : 0;
-    if (st.op != op::dot) {
-      const int o = static_cast<int>(st.op);
-      for (std::size_t c = 0; c < chunks; ++c) {
-        const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
-        const std::size_t count = std::min(chunk, n - c * chunk);
-        const VkDeviceSize range = static_cast<VkDeviceSize>(count * e);
-        const VkDescriptorBufferInfo infos[4] = {
-            {out.buffer, offset, range}, {in1.buffer, offset, range}, {in2.buffer, offset, range},
-            {out.buffer, offset, range}};
-        const std::size_t bulk = count / w;
-        if (bulk > 0) {
-          push_constants pc{};
-          pc.n = static_cast<std::uint32_t>(bulk);
-          if (auto ok = dispatch_one(pipelines_[ti].stream[vec][o], infos, with_scalar(pc), groups_for(bulk, 1u << 30));
-              !ok)
-            return ok;
-        }
-        if (bulk * w < count) {
-          if (bulk > 0)  // same bound range: keep the two dispatches ordered
-            full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
-          push_constants pc{};
-          pc.n = static_cast<std::uint32_t>(count);
-          pc.base = static_cast<std::uint32_t>(bulk * w);
-          if (auto ok = dispatch_one(pipelines_[ti].stream[0][o], infos, with_scalar(pc), 1); !ok) return ok;
-        }
-      }
-    } else {
-      std::uint32_t base = 0;
-      for (std::size_t c = 0; c < chunks; ++c) {
-        const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
-        const std::size_t count = std::min(chunk, n - c * chunk);
-        const VkDeviceSize range = static_cast<VkDeviceSize>(count * e);
-        const std::size_t bulk = count / w;
-        auto partial_dispatch = [&](VkPipeline pipeline, std::uint32_t groups, std::uint32_t end,
-                                    std::uint32_t start) -> expected<void> {
-          const VkDescriptorBufferInfo slice{partial.buffer, static_cast<VkDeviceSize>(base) * e,
-                                             static_cast<VkDeviceSize>(groups) * e};
-          // Binding 0 (the result) is not touched in this phase: bind the
-          // dispatch's own slice there, so no two dispatches' bindings overlap.
-          const VkDescriptorBufferInfo infos[4] = {slice, {in1.buffer, offset, range}, {in2.buffer, offset, range},
-                                                   slice};
-          push_constants pc{};
-          pc.n = end;
-          pc.base = start;
-          base += groups;
-          return dispatch_one(pipeline, infos, with_scalar(pc), groups);
-        };
-        if (bulk > 0)
-          if (auto ok = partial_dispatch(pipelines_[ti].dot[vec][0], dot_groups(bulk, t),
-                                         static_cast<std::uint32_t>(bulk), 0);
-              !ok)
-            return ok;
-        if (bulk * w < count)
-          if (auto ok = partial_dispatch(pipelines_[ti].dot[0][0], unit_groups(t), static_cast<std::uint32_t>(count),
-                                         static_cast<std::uint32_t>(bulk * w));
-              !ok)
-            return ok;
-      }
-      full_barrier(fn_, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
-      const VkDescriptorBufferInfo whole{partial.buffer, 0, static_cast<VkDeviceSize>(base) * e};
-      const VkDescriptorBufferInfo infos[4] = {{out.buffer, 0, e}, whole, whole, whole};
-      push_constants pc{};
-      pc.n = base;
-      if (auto ok = dispatch_one(pipelines_[ti].dot[0][1], infos, with_scalar(pc), 1); !ok) return ok;
-    }
+    expected<void> ok = st.op == op::call ? record_call(s, *st.call)
+                        : st.op == op::dot ? record_dot(s, st)
+                                           : record_stream(s, st);
+    if (!ok) return ok;
   }
   if (timed) fn_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, query_pool_, 1);
   return {};
+}
+
+// Binds four buffer ranges at bindings 0..3 and records one dispatch of a
+// built-in pipeline.
+expected<void> device::dispatch_one(vk_submission& s, VkPipeline pipeline, const VkDescriptorBufferInfo (&infos)[4],
+                                    const push_constants& pc, std::uint32_t groups) {
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = s.pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateDescriptorSets, device_, &alloc, &set);
+  VkWriteDescriptorSet writes[4];
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  fn_.vkUpdateDescriptorSets(device_, 4, writes, 0, nullptr);
+  fn_.vkCmdBindPipeline(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  fn_.vkCmdBindDescriptorSets(s.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set, 0, nullptr);
+  fn_.vkCmdPushConstants(s.cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, &pc);
+  fn_.vkCmdDispatch(s.cmd, groups, 1, 1);
+  return {};
+}
+
+// An element-wise step: each chunk's bulk as 16-byte vectors, then the
+// scalar tail (fewer than w elements) from index bulk * w.
+expected<void> device::record_stream(vk_submission& s, const step& st) {
+  const int nb = buffers_of(st.op);
+  const element_type t = st.out.type;
+  const int ti = t == element_type::f64 ? 1 : 0;
+  const std::size_t e = size_of(t), n = st.out.size, chunk = chunk_elements(t), w = width(t);
+  const int vec = w > 1 ? 1 : 0, o = static_cast<int>(st.op);
+  const vk_buffer& out = buffers_.at(st.out.slot);
+  const vk_buffer& in1 = nb > 1 ? buffers_.at(st.in1.slot) : out;
+  const vk_buffer& in2 = nb > 2 ? buffers_.at(st.in2.slot) : in1;
+  for (std::size_t c = 0; c * chunk < n; ++c) {
+    const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
+    const std::size_t count = std::min(chunk, n - c * chunk);
+    const VkDeviceSize range = static_cast<VkDeviceSize>(count * e);
+    const VkDescriptorBufferInfo infos[4] = {
+        {out.buffer, offset, range}, {in1.buffer, offset, range}, {in2.buffer, offset, range},
+        {out.buffer, offset, range}};
+    const std::size_t bulk = count / w;
+    if (bulk > 0) {
+      push_constants pc{};
+      pc.n = static_cast<std::uint32_t>(bulk);
+      if (auto ok = dispatch_one(s, pipelines_[ti].stream[vec][o], infos, with_scalar(pc, t, st.scalar),
+                                 groups_for(bulk, 1u << 30));
+          !ok)
+        return ok;
+    }
+    if (bulk * w < count) {
+      if (bulk > 0)  // same bound range: keep the two dispatches ordered
+        full_barrier(fn_, s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
+      push_constants pc{};
+      pc.n = static_cast<std::uint32_t>(count);
+      pc.base = static_cast<std::uint32_t>(bulk * w);
+      if (auto ok = dispatch_one(s, pipelines_[ti].stream[0][o], infos, with_scalar(pc, t, st.scalar), 1); !ok)
+        return ok;
+    }
+  }
+  return {};
+}
+
+// A dot: per-workgroup partial sums of every chunk into the scratch buffer
+// (the bulk as vectors, then the tail), a barrier, then one workgroup sums
+// the partials into r[0].
+expected<void> device::record_dot(vk_submission& s, const step& st) {
+  const element_type t = st.out.type;
+  const int ti = t == element_type::f64 ? 1 : 0;
+  const std::size_t e = size_of(t), n = st.in1.size, chunk = chunk_elements(t), w = width(t);
+  const int vec = w > 1 ? 1 : 0;
+  const vk_buffer& out = buffers_.at(st.out.slot);
+  const vk_buffer& in1 = buffers_.at(st.in1.slot);
+  const vk_buffer& in2 = buffers_.at(st.in2.slot);
+  const vk_buffer& partial = partials_[ti];
+  std::uint32_t base = 0;
+  for (std::size_t c = 0; c * chunk < n; ++c) {
+    const VkDeviceSize offset = static_cast<VkDeviceSize>(c * chunk * e);
+    const std::size_t count = std::min(chunk, n - c * chunk);
+    const VkDeviceSize range = static_cast<VkDeviceSize>(count * e);
+    const std::size_t bulk = count / w;
+    auto partial_dispatch = [&](VkPipeline pipeline, std::uint32_t groups, std::uint32_t end,
+                                std::uint32_t start) -> expected<void> {
+      const VkDescriptorBufferInfo slice{partial.buffer, static_cast<VkDeviceSize>(base) * e,
+                                         static_cast<VkDeviceSize>(groups) * e};
+      // Binding 0 (the result) is not touched in this phase: bind the
+      // dispatch's own slice there, so no two dispatches' bindings overlap.
+      const VkDescriptorBufferInfo infos[4] = {slice, {in1.buffer, offset, range}, {in2.buffer, offset, range}, slice};
+      push_constants pc{};
+      pc.n = end;
+      pc.base = start;
+      base += groups;
+      return dispatch_one(s, pipeline, infos, with_scalar(pc, t, st.scalar), groups);
+    };
+    if (bulk > 0)
+      if (auto ok = partial_dispatch(pipelines_[ti].dot[vec][0], dot_groups(bulk, t), static_cast<std::uint32_t>(bulk), 0);
+          !ok)
+        return ok;
+    if (bulk * w < count)
+      if (auto ok = partial_dispatch(pipelines_[ti].dot[0][0], unit_groups(t), static_cast<std::uint32_t>(count),
+                                     static_cast<std::uint32_t>(bulk * w));
+          !ok)
+        return ok;
+  }
+  full_barrier(fn_, s.cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+               VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, shader_rw);
+  const VkDescriptorBufferInfo whole{partial.buffer, 0, static_cast<VkDeviceSize>(base) * e};
+  const VkDescriptorBufferInfo infos[4] = {{out.buffer, 0, e}, whole, whole, whole};
+  push_constants pc{};
+  pc.n = base;
+  return dispatch_one(s, pipelines_[ti].dot[0][1], infos, with_scalar(pc, t, st.scalar), 1);
 }
 
 // A user kernel's call: its pipeline (prepare() built it), its buffers whole
@@ -357,7 +366,7 @@ expected<void> device::record_call(vk_submission& s, const kernel_call& c) {
   alloc.descriptorSetCount = 1;
   alloc.pSetLayouts = &(*u)->set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
-  ROSTER_IMPL_VK_CHECK(where("dispatch"), fn_.vkAllocateDescriptorSets(device_, &alloc, &set));
+  ROSTER_IMPL_VK_CALL(where("dispatch"), vkAllocateDescriptorSets, device_, &alloc, &set);
   std::vector<VkWriteDescriptorSet> writes(infos.size());
   for (std::uint32_t i = 0; i < writes.size(); ++i) {
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -415,9 +424,8 @@ expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const 
   if (auto ok = submit(**s); !ok) return std::move(ok).error();
   if (auto ok = reap(true); !ok) return std::move(ok).error();
   std::uint64_t stamps[2] = {};
-  ROSTER_IMPL_VK_CHECK(where("timed dispatch"),
-                       fn_.vkGetQueryPoolResults(device_, query_pool_, 0, 2, sizeof stamps, stamps,
-                                                 sizeof stamps[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+  ROSTER_IMPL_VK_CALL(where("timed dispatch"), vkGetQueryPoolResults, device_, query_pool_, 0, 2, sizeof stamps,
+                      stamps, sizeof stamps[0], VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
   if (auto ok = check("timed dispatch"); !ok) return std::move(ok).error();
   const std::uint64_t mask = p_.timestamp_bits >= 64 ? ~0ull : (1ull << p_.timestamp_bits) - 1;
   const std::uint64_t ticks = (stamps[1] - stamps[0]) & mask;

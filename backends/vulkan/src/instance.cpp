@@ -5,10 +5,12 @@
 
 #include <roster/backends/vulkan/detail/testing.hpp>
 
+#include <roster/env.hpp>
+
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 namespace roster::vulkan::detail {
@@ -55,8 +57,8 @@ std::string describe_result(VkResult r) {
 
 }  // namespace
 
-roster::error vk_failure(std::string_view where, std::string_view call, VkResult r) {
-  std::string what = std::string(where) + ": " + std::string(call) + " failed: " + describe_result(r);
+roster::error vk_failure(std::string_view where, std::string_view function, VkResult r) {
+  std::string what = std::string(where) + ": " + std::string(function) + " failed: " + describe_result(r);
   switch (r) {
     case VK_ERROR_OUT_OF_HOST_MEMORY:
     case VK_ERROR_OUT_OF_DEVICE_MEMORY:
@@ -91,15 +93,47 @@ roster::error vk_failure(std::string_view where, std::string_view call, VkResult
   }
 }
 
-bool env_is(const char* name, std::string_view value) {
-  const char* v = std::getenv(name);
-  return v != nullptr && value == v;
+expected<bool> env_flag(const char* name, bool unset) {
+  auto v = env::flag(name);
+  if (!v) return std::move(v).error().prepend("vulkan");
+  return v->value_or(unset);
 }
 
-std::uint64_t env_number(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return 0;
-  return std::strtoull(v, nullptr, 10);
+namespace {
+// What a path is, for the message: "a folder", "a FIFO", ...
+std::string_view kind_of(mode_t mode) noexcept {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+}  // namespace
+
+expected<std::vector<std::string>> loader_names() {
+  const auto chosen = env::text("ROSTER_VULKAN_LOADER");
+  if (!chosen || chosen->find_first_not_of(" \t") == std::string_view::npos)
+    return std::vector<std::string>{"libvulkan.so.1", "libvulkan.so"};
+  const std::string name(*chosen);
+  auto refuse = [&](std::string_view why) {
+    return make_error(errc::invalid_argument, "vulkan: ROSTER_VULKAN_LOADER='" + name + "' " + std::string(why),
+                      "point ROSTER_VULKAN_LOADER at the Vulkan loader's library file (e.g. "
+                      "/usr/lib/x86_64-linux-gnu/libvulkan.so.1), or give a library name the dynamic linker finds "
+                      "(libvulkan.so.1), or unset it to use the system's loader");
+  };
+  if (name.find('/') == std::string::npos) {
+    // A plain name: the dynamic linker searches its folders for it.
+    if (name == "." || name == ".." || name.find_first_of(" \t\n") != std::string::npos)
+      return refuse("is not a library name");
+    return std::vector<std::string>{name};
+  }
+  // A path: dlopen would block on a FIFO and misread a folder or a device, so
+  // only a regular file (or a link to one) goes to it. A missing file is the
+  // same as no loader (dlopen says so).
+  struct stat st {};
+  if (::stat(name.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    return refuse("is " + std::string(kind_of(st.st_mode)) + ", not a library file");
+  return std::vector<std::string>{name};
 }
 
 validation_log& vlog() {
@@ -129,12 +163,16 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_debug_message(VkDebugUtilsMessageSeverityFlagB
   return VK_FALSE;
 }
 
-void make_instance(vk_instance& v) {
+// Opens the loader and its global functions; false (with v.failure set)
+// when there is none usable.
+bool load_loader(vk_instance& v) {
   // ROSTER_VULKAN_LOADER names the loader to use instead of the system's.
-  const char* chosen = std::getenv("ROSTER_VULKAN_LOADER");
-  std::vector<std::string> names;
-  if (chosen != nullptr && *chosen != '\0') names = {chosen};
-  else names = {"libvulkan.so.1", "libvulkan.so"};
+  auto loaders = loader_names();
+  if (!loaders) {
+    v.failure = std::move(loaders).error();
+    return false;
+  }
+  const std::vector<std::string>& names = *loaders;
   for (const auto& name : names)
     if ((v.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
   if (v.library == nullptr) {
@@ -146,15 +184,15 @@ void make_instance(vk_instance& v) {
                       "install the Vulkan loader (Debian: libvulkan1) and a driver, or point ROSTER_VULKAN_LOADER "
                       "at one, " +
                           std::string(exclude_hint));
-    return;
+    return false;
   }
   v.fn.vkGetInstanceProcAddr =
       reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(v.library, "vkGetInstanceProcAddr"));
   if (v.fn.vkGetInstanceProcAddr == nullptr) {
     v.absent = true;
-    v.failure.emplace(errc::unavailable, "vulkan: libvulkan.so.1 has no vkGetInstanceProcAddr",
+    v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader has no vkGetInstanceProcAddr",
                       "reinstall the Vulkan loader (Debian: libvulkan1), " + std::string(exclude_hint));
-    return;
+    return false;
   }
   auto& fn = v.fn;
 #define ROSTER_IMPL_VK_LOAD_GLOBAL(name) \
@@ -167,11 +205,21 @@ void make_instance(vk_instance& v) {
     v.absent = true;
     v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader is older than 1.1",
                       "update the Vulkan loader (Debian: libvulkan1) to 1.1 or newer, " + std::string(exclude_hint));
+    return false;
+  }
+  return true;
+}
+
+void make_instance(vk_instance& v) {
+  if (!load_loader(v)) return;
+  auto& fn = v.fn;
+  std::vector<const char*> layers, extensions;
+  auto validation = env_flag("ROSTER_VULKAN_VALIDATION", false);
+  if (!validation) {
+    v.failure = std::move(validation).error();
     return;
   }
-
-  std::vector<const char*> layers, extensions;
-  v.validation = env_is("ROSTER_VULKAN_VALIDATION", "1");
+  v.validation = *validation;
   if (v.validation) {
     std::uint32_t n = 0;
     std::vector<VkLayerProperties> props;
@@ -189,7 +237,7 @@ void make_instance(vk_instance& v) {
     for (const auto& p : props) have = have || std::strcmp(p.layerName, "VK_LAYER_KHRONOS_validation") == 0;
     if (!have) {
       v.failure.emplace(errc::unavailable,
-                        "vulkan: ROSTER_VULKAN_VALIDATION=1 but the layer VK_LAYER_KHRONOS_validation is not "
+                        "vulkan: ROSTER_VULKAN_VALIDATION is on but the layer VK_LAYER_KHRONOS_validation is not "
                         "installed",
                         "install the Khronos validation layer (Debian: vulkan-validationlayers) or unset "
                         "ROSTER_VULKAN_VALIDATION");

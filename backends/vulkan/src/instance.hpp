@@ -120,23 +120,31 @@ struct vk_instance {
 /// Returns the instance, loading the loader and creating it on first use.
 const vk_instance& instance();
 
-/// Returns whether the environment variable `name` is set to `value`. The
-/// backend reads its ROSTER_VULKAN_* variables through these two only.
-bool env_is(const char* name, std::string_view value);
-/// Returns the environment variable `name` as a whole number; 0 when unset or empty.
-std::uint64_t env_number(const char* name);
+/// Returns a ROSTER_VULKAN_* flag (read with roster::env: 1/0, true/false,
+/// yes/no, on/off), `unset` when it is unset or blank, or the error that
+/// quotes a malformed value.
+expected<bool> env_flag(const char* name, bool unset);
+
+/// Returns the libraries to try as the Vulkan loader: ROSTER_VULKAN_LOADER,
+/// which must name a regular file (a path) or be a plain library name, else
+/// libvulkan.so.1 then libvulkan.so; an error for a path that is a folder, a
+/// FIFO, a device or a socket, which dlopen would misread or block on.
+expected<std::vector<std::string>> loader_names();
 
 /// The part of a fix that names the way out: exclude the backend.
 inline constexpr std::string_view exclude_hint = "or exclude the backend with ROSTER_DEVICE_SELECTOR='!vulkan:*'";
 
-/// Turns a failed call into an error naming the call and the VkResult, with a
-/// fix that fits the result.
-roster::error vk_failure(std::string_view where, std::string_view call, VkResult r);
+/// Turns a failed call into an error naming the Vulkan function and the
+/// VkResult, with a fix that fits the result.
+roster::error vk_failure(std::string_view where, std::string_view function, VkResult r);
 
-#define ROSTER_IMPL_VK_CHECK(where, call)                                   \
-  do {                                                                      \
-    if (VkResult roster_vk_r_ = (call); roster_vk_r_ != VK_SUCCESS)         \
-      return ::roster::vulkan::detail::vk_failure(where, #call, roster_vk_r_); \
+/// Calls fn_.name(args...) and returns vk_failure(where, "name", result) when
+/// it fails: the message names the Vulkan function, never the source text of
+/// the call.
+#define ROSTER_IMPL_VK_CALL(where, name, ...)                                    \
+  do {                                                                          \
+    if (VkResult roster_vk_r_ = fn_.name(__VA_ARGS__); roster_vk_r_ != VK_SUCCESS) \
+      return ::roster::vulkan::detail::vk_failure(where, #name, roster_vk_r_);  \
   } while (0)
 
 /// What the validation layer has reported in this process (never destroyed:

@@ -59,13 +59,13 @@ expected<void> device::submit_native(VkCommandBuffer cmd) {
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
     VkCommandBuffer barrier = VK_NULL_HANDLE;
-    ROSTER_IMPL_VK_CHECK(where("native submit"), fn_.vkAllocateCommandBuffers(device_, &info, &barrier));
+    ROSTER_IMPL_VK_CALL(where("native submit"), vkAllocateCommandBuffers, device_, &info, &barrier);
     VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
-    ROSTER_IMPL_VK_CHECK(where("native submit"), fn_.vkBeginCommandBuffer(barrier, &begin));
+    ROSTER_IMPL_VK_CALL(where("native submit"), vkBeginCommandBuffer, barrier, &begin);
     full_barrier(fn_, barrier, work_stages, work_writes, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                  VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-    ROSTER_IMPL_VK_CHECK(where("native submit"), fn_.vkEndCommandBuffer(barrier));
+    ROSTER_IMPL_VK_CALL(where("native submit"), vkEndCommandBuffer, barrier);
     native_barrier_ = barrier;
   }
   const VkCommandBuffer cmds[2] = {native_barrier_, cmd};
@@ -73,7 +73,7 @@ expected<void> device::submit_native(VkCommandBuffer cmd) {
   info.commandBufferCount = 2;
   info.pCommandBuffers = cmds;
   // No fence: synchronize() and release wait for the whole queue (drain()).
-  ROSTER_IMPL_VK_CHECK(where("native submit"), fn_.vkQueueSubmit(queue_, 1, &info, VK_NULL_HANDLE));
+  ROSTER_IMPL_VK_CALL(where("native submit"), vkQueueSubmit, queue_, 1, &info, VK_NULL_HANDLE);
   return check("native submit");
 }
 

@@ -25,17 +25,19 @@ expected<void> device::make_pipelines() {
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   set_info.bindingCount = 4;
   set_info.pBindings = bindings;
-  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreateDescriptorSetLayout(device_, &set_info, nullptr, &set_layout_));
+  ROSTER_IMPL_VK_CALL(where("open"), vkCreateDescriptorSetLayout, device_, &set_info, nullptr, &set_layout_);
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push_constants)};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &set_layout_;
   layout_info.pushConstantRangeCount = 1;
   layout_info.pPushConstantRanges = &range;
-  ROSTER_IMPL_VK_CHECK(where("open"), fn_.vkCreatePipelineLayout(device_, &layout_info, nullptr, &pipeline_layout_));
+  ROSTER_IMPL_VK_CALL(where("open"), vkCreatePipelineLayout, device_, &layout_info, nullptr, &pipeline_layout_);
 
-  // Test and tuning knob: ROSTER_VULKAN_VECTOR=0 keeps one element per invocation.
-  vectors_ = !env_is("ROSTER_VULKAN_VECTOR", "0");
+  // Test and tuning knob: ROSTER_VULKAN_VECTOR off keeps one element per invocation.
+  auto vectors = env_flag("ROSTER_VULKAN_VECTOR", true);
+  if (!vectors) return std::move(vectors).error();
+  vectors_ = *vectors;
   const spirv f32[4] = {{roster_spv_stream_f32, sizeof roster_spv_stream_f32},
                         {roster_spv_stream_f32x4, sizeof roster_spv_stream_f32x4},
                         {roster_spv_dot_f32, sizeof roster_spv_dot_f32},

@@ -13,8 +13,10 @@
 #include <roster/native.hpp>
 #include <roster/kernels.hpp>
 #include <roster/program.hpp>
+#include <roster/backends/cpu/native.hpp>
 #include <roster/backends/cpu/detail/kernels.hpp>
 #include <roster/backends/cpu/detail/pool.hpp>
+#include <roster/backends/cpu/detail/slots.hpp>
 
 #include <cstddef>
 #include <concepts>
@@ -37,9 +39,8 @@ inline constexpr std::size_t block_elements = 2048;
 /// Largest thread count ROSTER_CPU_THREADS accepts.
 inline constexpr unsigned max_threads = 4096;
 
-/// Parses a thread count as ROSTER_CPU_THREADS holds it: a whole number in [1, max_threads].
-[[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> parse_thread_count(std::string_view text);
-/// Returns ROSTER_CPU_THREADS when set (an error when malformed), else the CPUs this process may run on.
+/// Returns ROSTER_CPU_THREADS when set (a whole number from 1 to max_threads;
+/// anything else is an error), else the CPUs this process may run on.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<unsigned> thread_count();
 /// Returns the host's CPU as an adapter, with compute_units = threads.
 [[nodiscard]] ROSTER_API ROSTER_INLINE adapter_info host_adapter(unsigned threads);
@@ -105,36 +106,6 @@ constexpr kernel_entry kernel_for(std::string_view op, std::string_view variant,
 }
 }  // namespace detail
 
-class device;
-
-/// The CPU backend's native handles (roster::native<roster::cpu::native>(dev)):
-/// its thread pool. Buffers give their host memory
-/// (roster::native_buffer<roster::cpu::native>(dev, buf)). docs/native.md.
-struct native {
-  static constexpr std::uint64_t native_id = native_id_of("roster::cpu::native/1");
-  static constexpr std::string_view backend = "cpu";
-  /// The host memory of one buffer.
-  struct buffer {
-    void* data = nullptr;  ///< buffer_alignment-aligned host memory, valid until the buffer is released
-    element_type type = element_type::f64;
-    std::size_t size = 0;  ///< elements
-  };
-
-  cpu::device* dev = nullptr;  ///< the device whose pool this is (not a wrapper around it)
-  unsigned threads = 0;        ///< threads of the pool; the caller of run_on_threads is thread 0
-
-  /// Runs fn(thread_index, thread_count) once on each of the pool's threads
-  /// and returns when every one has returned: after every earlier dispatch of
-  /// the device and before any later one. fn must not call the device; an
-  /// exception it throws comes back as an errc::internal error.
-  template <class F>
-    requires std::invocable<F&, unsigned, unsigned>
-  [[nodiscard]] expected<void> run_on_threads(F&& fn) const;
-  /// Waits until every thread of the pool has reached this barrier. Call it
-  /// only inside run_on_threads' fn, the same number of times on every thread.
-  ROSTER_INLINE void barrier() const noexcept;
-};
-
 struct backend;
 
 /// A live CPU device: owns a persistent thread pool and 64-byte aligned
@@ -191,7 +162,8 @@ class ROSTER_API device final : public roster::device {
 
   friend struct cpu::backend;                    // opens it
   friend struct roster::detail::static_access;  // direct liveness check in static dispatch
-  friend struct cpu::native;                     // run_on_threads and the barrier
+  friend expected<void> detail::run_on_pool(cpu::device*, detail::thread_fn, void*);  // native run_on_threads
+  friend void detail::pool_barrier(cpu::device*) noexcept;                           // native barrier
 
  protected:
   [[nodiscard]] ROSTER_INLINE expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
@@ -205,16 +177,13 @@ class ROSTER_API device final : public roster::device {
  private:
   /// Opens a device running on `threads` threads (the caller counts as one).
   [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device>> open(unsigned threads);
-  using thread_fn = void (*)(void* context, unsigned thread, unsigned threads);
   // Runs fn on every thread under the dispatch lock; a throw becomes an error.
-  ROSTER_INLINE expected<void> run_on_threads(thread_fn fn, void* context);
-  struct memory {
-    void* data = nullptr;
-    element_type type = element_type::f64;
-    std::size_t size = 0;
-  };
+  ROSTER_INLINE expected<void> run_on_threads(detail::thread_fn fn, void* context);
   ROSTER_INLINE device(unsigned threads, adapter_info info);
   ROSTER_INLINE void* data_of(const buffer& b) const noexcept;
+  // Refuses an allocation of `bytes` larger than the memory available.
+  [[nodiscard]] ROSTER_INLINE expected<void> check_room(std::size_t bytes, std::size_t n, element_type t) const;
+  ROSTER_INLINE void copy_parts(char* to, const char* from, const buffer& b) noexcept;
   template <class T>
   expected<void> run(std::span<const step> steps);
   ROSTER_INLINE expected<void> run_builtin(std::span<const step> steps);
@@ -222,23 +191,12 @@ class ROSTER_API device final : public roster::device {
 
   adapter_info adapter_;
   detail::cpu_pool pool_;
-  mutable std::mutex mutex_;     // guards memory_ and serialises dispatches
-  std::vector<memory> memory_;   // by slot; a slot is never reused, so a released handle stays invalid
+  mutable std::mutex mutex_;     // guards slots_ and serialises dispatches
+  detail::cpu_slots slots_;      // buffers by handle: indices reused, a released handle never matches again
   std::vector<double> partials_;  // dot partial sums, one cache line per thread and dot step
   std::size_t streaming_threshold_ = 0;
   bool wide_loops_ = false;
 };
-
-template <class F>
-  requires std::invocable<F&, unsigned, unsigned>
-expected<void> native::run_on_threads(F&& fn) const {
-  if (dev == nullptr)
-    return make_error(errc::invalid_argument, "cpu: run_on_threads: these native handles hold no device",
-                      "get them with roster::native<roster::cpu::native>(dev)");
-  return dev->run_on_threads(
-      [](void* c, unsigned t, unsigned n) { (*static_cast<std::remove_reference_t<F>*>(c))(t, n); },
-      const_cast<void*>(static_cast<const volatile void*>(&fn)));
-}
 
 /// The backend type ROSTER_REGISTER_BACKEND registers.
 struct backend {
@@ -268,7 +226,7 @@ struct backend {
   /// Opens the host CPU (ordinal 0) on thread_count() threads.
   [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the one CPU adapter.
-  [[nodiscard]] static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
+  [[nodiscard]] ROSTER_API static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
 };
 
 }  // namespace roster::cpu
@@ -291,6 +249,12 @@ ROSTER_REGISTER_BACKEND(roster::cpu::backend);
   ROSTER_IMPL_CPU_KERNEL(ROSTER_IMPL_CAT(roster_cpu_kernel_, __COUNTER__), op, variant, is_default, fn, __VA_ARGS__)
 
 
+// The out-of-line code, by job: in header-only mode here, in library mode
+// compiled once by src/<job>.cpp.
 #if defined(ROSTER_HEADER_ONLY)
-#  include <roster/backends/cpu/detail/cpu-inl.hpp>
+#  include <roster/backends/cpu/detail/adapters-inl.hpp>
+#  include <roster/backends/cpu/detail/device-inl.hpp>
+#  include <roster/backends/cpu/detail/dispatch-inl.hpp>
+#  include <roster/backends/cpu/detail/memory-inl.hpp>
+#  include <roster/backends/cpu/detail/registration-inl.hpp>
 #endif

@@ -1,10 +1,13 @@
 #pragma once
 /// The CUDA backend: adapters through the CUDA runtime, and a device that
 /// runs a whole program as one cooperative launch where the card allows it.
+/// Needs no CUDA header, so a .cu file may include it too.
 
 #include <roster/backend.hpp>
+#include <roster/config.hpp>
 #include <roster/kernels.hpp>
 #include <roster/native.hpp>
+#include <roster/backends/cuda/native.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -13,34 +16,7 @@
 #include <string_view>
 #include <vector>
 
-// The CUDA API's own handle types, declared as cuda.h and driver_types.h
-// declare them (CUcontext is CUctx_st*, cudaStream_t and CUstream are
-// CUstream_st*), so this header needs no CUDA header.
-struct CUctx_st;
-struct CUstream_st;
-
 namespace roster::cuda {
-
-/// The handles behind a CUDA device (roster::native<roster::cuda::native>(dev)).
-/// roster owns them: do not destroy the stream or release the context. Every
-/// program, upload and download of the device runs in order on `stream`, so
-/// work a user puts on it is ordered with roster's, and synchronize() waits
-/// for it (docs/native.md). Getting them makes the device current on the
-/// calling thread (cudaSetDevice(ordinal)), as a launch on `stream` needs.
-struct native {
-  static constexpr std::uint64_t native_id = native_id_of("roster::cuda::native/1");
-  static constexpr std::string_view backend = "cuda";
-  /// The memory behind one roster buffer (roster::native_buffer<roster::cuda::native>(dev, buf)).
-  struct buffer {
-    void* pointer = nullptr;  ///< device memory from cudaMalloc, valid until the buffer is released
-    element_type type = element_type::f64;
-    std::size_t size = 0;     ///< elements
-  };
-
-  int ordinal = 0;                ///< the runtime's device ordinal (after CUDA_VISIBLE_DEVICES): cudaSetDevice(ordinal)
-  ::CUctx_st* context = nullptr;  ///< CUcontext: the device's primary context, which the runtime uses
-  ::CUstream_st* stream = nullptr;  ///< cudaStream_t: roster's stream (non-blocking), on which all its work runs
-};
 
 /// A CUDA entry point: a host function, compiled with nvcc, that launches the
 /// kernel on `cuda_stream` (a cudaStream_t) and returns without waiting.
@@ -79,13 +55,13 @@ struct launch_counts {
 
 /// Builds an error for a CUDA runtime code: the message ends with the code's
 /// name and number, e.g. "(cudaErrorInsufficientDriver, 35)", then the Fix: part.
-[[nodiscard]] error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix);
+[[nodiscard]] ROSTER_API error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix);
 
 struct backend;
 
 /// One opened CUDA adapter: buffers from cudaMalloc, work on its own stream.
 /// Not thread-safe: use one device per thread, or serialise the calls.
-class device final : public roster::device {
+class ROSTER_API device final : public roster::device {
  public:
   ~device() override;
   [[nodiscard]] const adapter_info& adapter() const noexcept override { return info_; }
@@ -128,6 +104,8 @@ class device final : public roster::device {
   };
   [[nodiscard]] expected<void> activate() const;
   [[nodiscard]] expected<void> run(std::span<const step> steps);
+  [[nodiscard]] expected<void> run_single(const step& only, bool f64);
+  [[nodiscard]] expected<void> launched(int cuda_error, std::string_view what, bool cooperative);
   [[nodiscard]] expected<void> run_with_calls(std::span<const step> steps);
   [[nodiscard]] expected<void> run_call(const kernel_call& call);
 
@@ -157,8 +135,9 @@ struct backend {
   static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal) {
     return device_type::open(ordinal);
   }
-  /// Lists the CUDA devices this process sees; empty without a driver or device.
-  static expected<std::vector<adapter_info>> enumerate();
+  /// Lists the CUDA devices this process sees; empty without an NVIDIA GPU,
+  /// a driver, or a visible device (open() then says which).
+  ROSTER_API static expected<std::vector<adapter_info>> enumerate();
 };
 
 }  // namespace roster::cuda

@@ -7,6 +7,7 @@
 /// registration, so a plain link of the archive would drop it.
 
 #include <roster/backend.hpp>
+#include <roster/config.hpp>
 #include <roster/kernels.hpp>
 
 #include <cstdint>
@@ -58,7 +59,7 @@ struct backend {
   static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the Vulkan 1.1 adapters with a compute queue; empty when there is
   /// no Vulkan loader or driver.
-  static expected<std::vector<adapter_info>> enumerate();
+  ROSTER_API static expected<std::vector<adapter_info>> enumerate();
 };
 
 /// What the Khronos validation layer reported (ROSTER_VULKAN_VALIDATION=1).

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <thread>
@@ -16,6 +17,11 @@
 #endif
 
 namespace roster::cpu::detail {
+
+// Partition of [0, blocks) among threads: contiguous, as even as possible.
+inline std::size_t cpu_block_begin(std::size_t blocks, unsigned t, unsigned threads) noexcept {
+  return blocks * t / threads;
+}
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)

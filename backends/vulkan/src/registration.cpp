@@ -1,4 +1,5 @@
-// The Vulkan backend's entry points, enumerate and open, and its registration.
+// The Vulkan backend's registration: open (enumerate is in adapters.cpp),
+// the registration itself and the anchor that keeps it linked.
 
 #include "device.hpp"
 
@@ -7,21 +8,10 @@
 
 namespace roster::vulkan {
 
-expected<std::vector<adapter_info>> backend::enumerate() {
-  const auto& v = detail::instance();
-  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
-  auto devices = detail::physical_devices();
-  if (!devices) return std::move(devices).error();
-  std::vector<adapter_info> out;
-  out.reserve(devices->size());
-  for (auto& p : *devices) out.push_back(std::move(p.info));
-  return out;
-}
-
 expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) {
   const std::string spec = "vulkan:" + std::to_string(ordinal);
   auto devices = detail::physical_devices();
-  if (!devices) return std::move(devices).error().prepend(spec);
+  if (!devices) return std::move(devices).error();  // it names the backend already
   if (devices->empty())
     return make_error(errc::unavailable, spec + ": no Vulkan 1.1 device with a compute queue on this host",
                       "install a Vulkan driver (Debian: mesa-vulkan-drivers for lavapipe, or the NVIDIA driver), "
@@ -43,4 +33,6 @@ expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal)
 // call of one runs the backend's built-in shaders in the program's one
 // submission (device::dispatch maps it onto the built-in step).
 ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
+
+// The symbol ROSTER_USE_BACKEND(vulkan) and the installed packages refer to.
 ROSTER_DEFINE_BACKEND_ANCHOR(vulkan);

@@ -1,0 +1,156 @@
+// Every error message the backends give, gathered from the paths the backend
+// suites go through on every registered backend (a bad ordinal, malformed
+// settings, an allocation beyond any device, released and foreign buffers,
+// a bad program) and checked by one rule: each layer adds its context once
+// (no "cuda: cuda: ..." or "vulkan:0: ... vulkan:0: ..."), no source text
+// (a call's arguments, a member name), and a Fix. meson.build runs it in
+// every environment the backend suites use (no Vulkan driver or loader, a
+// CUDA driver older than the runtime, an NVIDIA GPU without a driver), and
+// the messages are printed so the log shows what a user would read.
+#include <roster/acquire.hpp>
+#include <roster/backends/cpu.hpp>
+#include <roster/roster.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct scoped_env {
+  const char* name;
+  std::optional<std::string> saved;
+  scoped_env(const char* n, const char* value) : name(n) {
+    if (const char* v = std::getenv(n)) saved = v;
+    ::setenv(n, value, 1);
+  }
+  ~scoped_env() {
+    if (saved) ::setenv(name, saved->c_str(), 1);
+    else ::unsetenv(name);
+  }
+};
+
+// The errors gathered, with what provoked each.
+struct gathered {
+  std::vector<std::pair<std::string, roster::error>> errors;
+  template <class T>
+  void add(const std::string& how, const roster::expected<T>& r) {
+    if (!r) errors.emplace_back(how, r.error());
+  }
+};
+
+// A backend's own variables, each set to a malformed value in turn.
+struct setting {
+  const char* backend;
+  const char* variable;
+  const char* junk;
+};
+constexpr setting settings[] = {
+    {"cpu", "ROSTER_CPU_THREADS", "many"},       {"cuda", "ROSTER_CUDA_VARIANT", "fast"},
+    {"cuda", "ROSTER_CUDA_GRID_SYNC", "maybe"},  {"vulkan", "ROSTER_VULKAN_VECTOR", "maybe"},
+    {"vulkan", "ROSTER_VULKAN_MAX_RANGE", "lots"},
+};
+
+void gather_device(const std::string& id, roster::device& d, gathered& g) {
+  const std::string spec = d.adapter().spec();
+  g.add(spec + " allocate 2^40 doubles", d.allocate<double>(std::size_t{1} << 40));
+  g.add(spec + " allocate 0", d.allocate<float>(0));
+  auto x = d.allocate<float>(16);
+  g.add(spec + " allocate 16", x);
+  if (!x) return;
+  std::vector<float> host(8);
+  g.add(spec + " upload a short span", d.upload(*x, std::span<const float>(host)));
+  roster::program bad;
+  bad.call("roster_no_such_kernel", {*x});
+  g.add(spec + " dispatch an unknown kernel", d.dispatch(bad));
+  g.add(spec + " release", d.release(*x));
+  g.add(spec + " release again", d.release(*x));
+  host.resize(16);
+  g.add(spec + " download a released buffer", d.download(*x, std::span<float>(host)));
+  roster::program p;
+  p.fill(*x, 1.0f);
+  g.add(spec + " dispatch a released buffer", d.dispatch(p));
+  if (id != "cpu") g.add(spec + " native of another backend", roster::native<roster::cpu::native>(d));
+}
+
+gathered gather_all() {
+  gathered g;
+  for (const auto& b : roster::registered_backends()) {
+    const std::string id(b.id());
+    g.add(id + " enumerate", roster::enumerate_adapters(*b.registration));
+    g.add(id + ":99 open", roster::acquire(id + ":99"));
+    for (const auto& s : settings) {
+      if (id != s.backend) continue;
+      scoped_env junk(s.variable, s.junk);
+      g.add(id + ":0 open with " + s.variable + "=" + s.junk, roster::acquire(id + ":0"));
+    }
+    auto d = roster::acquire(id + ":0");
+    g.add(id + ":0 open", d);
+    if (d) gather_device(id, **d, g);
+  }
+  return g;
+}
+
+// Where the context repeats: two equal segments in a row ("cuda: cuda:"),
+// or one backend's id leading two segments ("cuda: cuda:0:", "vulkan:0: ...
+// vulkan:0:").
+std::optional<std::string> repeated_context(std::string_view what) {
+  std::vector<std::string> parts;
+  for (std::size_t at = 0; at <= what.size();) {
+    const std::size_t end = std::min(what.find(": ", at), what.size());
+    parts.emplace_back(what.substr(at, end - at));
+    at = end + 2;
+  }
+  static const std::regex context(R"(^[A-Za-z][A-Za-z0-9_-]*(:[0-9]+)?$)");
+  std::set<std::string> backends_named;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0 && parts[i] == parts[i - 1]) return "'" + parts[i] + "' twice in a row";
+    if (!std::regex_match(parts[i], context)) continue;
+    const std::string root = parts[i].substr(0, parts[i].find(':'));
+    if (roster::find_backend(root) == nullptr) continue;
+    if (!backends_named.insert(root).second) return "the backend '" + root + "' named twice as context";
+  }
+  return std::nullopt;
+}
+
+// Source text: a call's arguments or a member of the code, as a stringized
+// expression would leave them.
+std::optional<std::string> source_text(std::string_view what) {
+  static const std::regex code(R"((\b[a-z_]+_\.[a-zA-Z]|\bnullptr\b|\(&|, &|->[a-z]))");
+  std::match_results<std::string_view::const_iterator> m;
+  if (std::regex_search(what.begin(), what.end(), m, code)) return m.str();
+  return std::nullopt;
+}
+
+TEST(BackendMessages, EachLayerAddsItsContextOnceWithNoSourceTextAndAFix) {
+  const gathered g = gather_all();
+  ASSERT_FALSE(g.errors.empty()) << "nothing failed: the paths above no longer reach an error";
+  for (const auto& [how, e] : g.errors) {
+    std::printf("message (%s): %s\n", how.c_str(), e.message().c_str());
+    if (auto r = repeated_context(e.what())) ADD_FAILURE() << how << ": the context repeats, " << *r << ":\n" << e.message();
+    if (auto s = source_text(e.what())) ADD_FAILURE() << how << ": source text '" << *s << "' in:\n" << e.message();
+    EXPECT_FALSE(e.fix().empty()) << how << ": no Fix:\n" << e.message();
+  }
+}
+
+// The checker itself: it catches the stutters issue 29 found and passes the
+// messages that read right.
+TEST(BackendMessages, TheCheckerCatchesWhatItLooksFor) {
+  EXPECT_TRUE(repeated_context("cpu: cpu: no usable driver"));
+  EXPECT_TRUE(repeated_context("cpu:0: cpu:0: allocate: too much"));
+  EXPECT_TRUE(repeated_context("cpu: cpu:0: allocate"));
+  EXPECT_TRUE(repeated_context("cpu:0: 64 double elements: cpu:0: allocate: failed"));
+  EXPECT_FALSE(repeated_context("cpu:0: allocate: 16777216 double elements need 128.0 MiB"));
+  EXPECT_FALSE(repeated_context("cpu: ROSTER_CPU_THREADS='many' is not a whole number from 1 to 4096"));
+  EXPECT_TRUE(source_text("vulkan:0: allocate: fn_.vkAllocateMemory(device_, &info, nullptr, &memory) failed"));
+  EXPECT_FALSE(source_text("vulkan:0: allocate: 64 double elements: vkAllocateMemory failed: VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)"));
+}
+
+}  // namespace
