@@ -10,7 +10,6 @@
 #include <type_traits>
 #include <utility>
 #include <optional>
-#include <variant>
 
 namespace roster {
 
@@ -84,7 +83,10 @@ inline unexpected make_error(errc code, std::string_view what, std::string_view 
   return unexpected{error(code, what, fix)};
 }
 
-/// A value or an error: a small C++20 stand-in for std::expected.
+/// A value or an error: a small C++20 stand-in for std::expected. Its storage
+/// is a plain tagged union, not std::variant: every fallible call of roster
+/// returns one, and a variant's visitation machinery is the largest part of
+/// what a file that includes roster's headers costs to compile.
 template <class T>
 class [[nodiscard]] expected {
  public:
@@ -92,29 +94,66 @@ class [[nodiscard]] expected {
   template <class U = T>
     requires std::is_constructible_v<T, U&&> && (!std::is_same_v<std::remove_cvref_t<U>, expected>) &&
              (!std::is_same_v<std::remove_cvref_t<U>, unexpected>)
-  expected(U&& v) : v_(std::in_place_index<0>, std::forward<U>(v)) {}
-  expected(unexpected e) : v_(std::in_place_index<1>, std::move(e.value)) {}
-  expected(roster::error e) : v_(std::in_place_index<1>, std::move(e)) {}
+  expected(U&& v) : has_(true) {
+    ::new (static_cast<void*>(&value_)) T(std::forward<U>(v));
+  }
+  expected(unexpected e) : has_(false) { ::new (static_cast<void*>(&error_)) roster::error(std::move(e.value)); }
+  expected(roster::error e) : has_(false) { ::new (static_cast<void*>(&error_)) roster::error(std::move(e)); }
+  expected(const expected& o) : has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&value_)) T(o.value_);
+    else ::new (static_cast<void*>(&error_)) roster::error(o.error_);
+  }
+  expected(expected&& o) noexcept(std::is_nothrow_move_constructible_v<T>) : has_(o.has_) {
+    if (has_) ::new (static_cast<void*>(&value_)) T(std::move(o.value_));
+    else ::new (static_cast<void*>(&error_)) roster::error(std::move(o.error_));
+  }
+  expected& operator=(const expected& o) {
+    if (this != &o) {
+      destroy();
+      has_ = o.has_;
+      if (has_) ::new (static_cast<void*>(&value_)) T(o.value_);
+      else ::new (static_cast<void*>(&error_)) roster::error(o.error_);
+    }
+    return *this;
+  }
+  expected& operator=(expected&& o) noexcept(std::is_nothrow_move_constructible_v<T>) {
+    if (this != &o) {
+      destroy();
+      has_ = o.has_;
+      if (has_) ::new (static_cast<void*>(&value_)) T(std::move(o.value_));
+      else ::new (static_cast<void*>(&error_)) roster::error(std::move(o.error_));
+    }
+    return *this;
+  }
+  ~expected() { destroy(); }
 
-  [[nodiscard]] bool has_value() const noexcept { return v_.index() == 0; }
-  explicit operator bool() const noexcept { return has_value(); }
-  T& value() & { return std::get<0>(v_); }
-  const T& value() const& { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  T& operator*() & { return std::get<0>(v_); }
-  const T& operator*() const& { return std::get<0>(v_); }
-  T&& operator*() && { return std::get<0>(std::move(v_)); }
-  T* operator->() { return &std::get<0>(v_); }
-  const T* operator->() const { return &std::get<0>(v_); }
-  const roster::error& error() const& { return std::get<1>(v_); }
-  roster::error&& error() && { return std::get<1>(std::move(v_)); }
+  [[nodiscard]] bool has_value() const noexcept { return has_; }
+  explicit operator bool() const noexcept { return has_; }
+  T& value() & { return value_; }
+  const T& value() const& { return value_; }
+  T&& value() && { return std::move(value_); }
+  T& operator*() & { return value_; }
+  const T& operator*() const& { return value_; }
+  T&& operator*() && { return std::move(value_); }
+  T* operator->() { return &value_; }
+  const T* operator->() const { return &value_; }
+  const roster::error& error() const& { return error_; }
+  roster::error&& error() && { return std::move(error_); }
   template <class U>
   T value_or(U&& fallback) const& {
-    return has_value() ? std::get<0>(v_) : static_cast<T>(std::forward<U>(fallback));
+    return has_ ? value_ : static_cast<T>(std::forward<U>(fallback));
   }
 
  private:
-  std::variant<T, roster::error> v_;
+  void destroy() noexcept {
+    if (has_) value_.~T();
+    else error_.~error();
+  }
+  union {
+    T value_;
+    roster::error error_;
+  };
+  bool has_;
 };
 
 /// expected<void>: success or an error.

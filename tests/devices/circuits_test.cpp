@@ -646,8 +646,10 @@ TEST_F(circuits, occupancy_leaves_out_unusable_gpus_and_ranks_idle_before_busy) 
   auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
   auto g1 = make_adapter(backend_a, device_type::discrete_gpu, 2, "0000:00:07.0");
   set_adapters<0>({g0, g1});
-  std::map<std::string, roster::device_occupancy> answers;
-  roster::detail::set_occupancy_source_for_testing([&answers](const roster::adapter_info& a) {
+  // The recorded answers, by PCI address (a static: the source is a plain function).
+  static std::map<std::string, roster::device_occupancy> answers;
+  answers.clear();
+  roster::detail::set_occupancy_source_for_testing([](const roster::adapter_info& a) {
     auto it = answers.find(a.pci_address);
     return it == answers.end() ? std::optional<roster::device_occupancy>{} : std::optional(it->second);
   });

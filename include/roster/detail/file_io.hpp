@@ -24,7 +24,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <thread>
+#include <time.h>
 #include <unistd.h>
 
 namespace roster::detail {
@@ -288,7 +288,8 @@ class file_lock {
                                 : "make the folder writable, or point XDG_CACHE_HOME at a writable folder";
         return;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      const timespec pause{0, 20'000'000};
+      ::nanosleep(&pause, nullptr);
     }
   }
   ~file_lock() {

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstring>
-#include <functional>
 #include <mutex>
 #include <new>
 
@@ -109,7 +108,7 @@ ROSTER_API ROSTER_INLINE bool tie_less(const walk_entry& a, const walk_entry& b)
   if (a.module_rank != b.module_rank) return a.module_rank < b.module_rank;
   int c = std::strcmp(a.site, b.site);
   if (c != 0) return c < 0;
-  return std::less<const void*>{}(a.object, b.object);
+  return reinterpret_cast<std::uintptr_t>(a.object) < reinterpret_cast<std::uintptr_t>(b.object);
 }
 
 ROSTER_API ROSTER_INLINE void sort_by_key_bits(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept {

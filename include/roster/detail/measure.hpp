@@ -14,13 +14,13 @@
 #include <roster/detail/decision.hpp>
 #include <roster/detail/text.hpp>
 
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace roster::detail {
@@ -118,7 +118,8 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       bool all = true;
       for (const auto& a : missing) all = all && find_tuning(current_tuning(), a).record != nullptr;
       if (all) return "ROSTER_TUNING=measure: local rank 0 measured; its records were read";
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const timespec pause{0, 50'000'000};
+      ::nanosleep(&pause, nullptr);
     }
     return "ROSTER_TUNING=measure: local rank 0's records did not come in time; decided without them";
   }

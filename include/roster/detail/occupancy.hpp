@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -68,11 +67,11 @@ inline std::optional<device_occupancy> nvml_occupancy(const adapter_info& a) {
 }
 
 /// The source of occupancy for circuits: NVML, or what a test records.
-using occupancy_source = std::function<std::optional<device_occupancy>(const adapter_info&)>;
+using occupancy_source = std::optional<device_occupancy> (*)(const adapter_info&);
 
 struct occupancy_state {
   std::mutex mutex;
-  occupancy_source source;  // empty: NVML
+  occupancy_source source = nullptr;  // null: NVML
 };
 
 inline occupancy_state& the_occupancy_state() {
@@ -80,16 +79,16 @@ inline occupancy_state& the_occupancy_state() {
   return s;
 }
 
-/// Replaces NVML with recorded answers (tests); an empty function restores NVML.
+/// Replaces NVML with recorded answers (tests); null restores NVML.
 inline void set_occupancy_source_for_testing(occupancy_source source) {
   auto& s = the_occupancy_state();
   std::lock_guard lock(s.mutex);
-  s.source = std::move(source);
+  s.source = source;
 }
 
 /// Reads the occupancy of an adapter through the current source.
 inline std::optional<device_occupancy> read_occupancy(const adapter_info& a) {
-  occupancy_source source;
+  occupancy_source source = nullptr;
   {
     auto& s = the_occupancy_state();
     std::lock_guard lock(s.mutex);

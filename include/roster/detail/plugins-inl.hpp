@@ -10,17 +10,18 @@
 #include <roster/detail/plugin_trust.hpp>
 #include <roster/detail/env.hpp>
 
+#include <dirent.h>
 #include <dlfcn.h>
+#include <sched.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <mutex>
 #include <optional>
-#include <system_error>
-#include <thread>
 
 namespace roster {
 
@@ -69,16 +70,58 @@ inline std::string dl_error_text() {
 inline bool plugin_file_name(std::string_view name) noexcept {
   return (name.size() > 3 && name.substr(name.size() - 3) == ".so") || name.find(".so.") != std::string_view::npos;
 }
+// What a path names: 'f' a regular file, 'd' a folder, 0 anything else or nothing.
+inline char path_kind(const std::string& path) noexcept {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return S_ISREG(st.st_mode) ? 'f' : S_ISDIR(st.st_mode) ? 'd' : 0;
+}
+// The absolute, normalized form of a path (no "." or ".." parts, no "//").
+inline std::string absolute_path(std::string_view path) {
+  std::string joined(path);
+  if (!path.starts_with('/')) {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) joined = std::string(cwd) + "/" + joined;
+  }
+  std::vector<std::string_view> parts;
+  std::string_view rest = joined;
+  while (!rest.empty()) {
+    const auto slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (auto part : parts) out.append("/").append(part);
+  return out.empty() ? std::string("/") : out;
+}
+// The plugin files of a folder (regular files named *.so or *.so.*), sorted.
+inline std::vector<std::string> plugin_files(const std::string& folder) {
+  std::vector<std::string> files;
+  DIR* dir = ::opendir(folder.c_str());
+  if (dir == nullptr) return files;
+  while (const dirent* e = ::readdir(dir)) {
+    const std::string_view name = e->d_name;
+    if (!plugin_file_name(name)) continue;
+    const std::string full = folder + "/" + std::string(name);
+    if (path_kind(full) == 'f') files.push_back(full);
+  }
+  ::closedir(dir);
+  std::sort(files.begin(), files.end());
+  return files;
+}
 }  // namespace detail
 
 ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path file(path);
-  if (path.empty() || !fs::is_regular_file(file, ec))
+  if (path.empty() || detail::path_kind(std::string(path)) != 'f')
     return make_error(errc::not_found, "plugin '" + std::string(path) + "': no such file",
                       "pass the path of a backend plugin (a shared object built with ROSTER_REGISTER_BACKEND)");
-  const std::string full = fs::absolute(file, ec).lexically_normal().string();
+  const std::string full = detail::absolute_path(path);
   // Only from a place no one else can write, as sudo and ssh insist.
   if (auto loose = detail::refuse_untrusted(detail::untrusted_plugin(full))) return detail::refused(std::move(*loose));
   // Read from the file first: dlopen runs any library's start-up code.
@@ -109,32 +152,25 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
 }
 
 ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folders) {
-  namespace fs = std::filesystem;
   std::vector<plugin> out;
   std::optional<error> first;
   while (true) {
     const auto colon = folders.find(':');
     const std::string_view folder = folders.substr(0, colon);
     if (!folder.empty()) {
-      std::error_code ec;
-      if (!fs::is_directory(fs::path(folder), ec)) {
+      if (detail::path_kind(std::string(folder)) != 'd') {
         error missing(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
                       "create the folder, or remove it from ROSTER_PLUGIN_PATH");
         if (!first) first = detail::refused(std::move(missing));
         else (void)detail::refused(std::move(missing));
       } else if (auto loose = detail::refuse_untrusted(
-                     detail::untrusted_plugin_folder(fs::absolute(fs::path(folder), ec).lexically_normal().string()))) {
+                     detail::untrusted_plugin_folder(detail::absolute_path(folder)))) {
         // Not one file of a folder others can write is opened.
         if (!first) first = detail::refused(std::move(*loose));
         else (void)detail::refused(std::move(*loose));
       } else {
-        std::vector<fs::path> files;
-        for (const auto& entry : fs::directory_iterator(fs::path(folder), ec))
-          if (entry.is_regular_file(ec) && detail::plugin_file_name(entry.path().filename().string()))
-            files.push_back(entry.path());
-        std::sort(files.begin(), files.end());
-        for (const auto& f : files) {
-          auto p = load_plugin(f.string());
+        for (const auto& f : detail::plugin_files(std::string(folder))) {
+          auto p = load_plugin(f);
           if (p)
             out.push_back(std::move(*p));
           else if (!first)
@@ -211,10 +247,12 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   // 2. The grace period: wait for the readers that may have seen it.
   const unsigned old = r.epoch.fetch_add(1) & 1u;
   for (int spins = 0; r.readers[old].load() != 0; ++spins) {
-    if (spins < 64)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    if (spins < 64) {
+      ::sched_yield();
+    } else {
+      const timespec pause{0, 50'000};
+      ::nanosleep(&pause, nullptr);
+    }
   }
   // 3. dlclose runs the plugin's exit code, which may call roster: no mutex
   // of the inventory or the list held.

@@ -13,12 +13,12 @@
 // be resolved hides every adapter it might name: hide rather than expose.
 
 #include <roster/backend.hpp>
+#include <roster/detail/function_ref.hpp>
 #include <roster/detail/text.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -182,16 +182,16 @@ class vendor_masks {
 
   /// Resolves the masks set in the environment (read through getenv_fn)
   /// against the adapters every backend reported and the machine's GPU list.
-  static vendor_masks resolve(const std::function<const char*(const char*)>& getenv_fn,
+  static vendor_masks resolve(function_ref<const char*(const char*)> getenv_fn,
                               std::span<const adapter_info> adapters, const physical_gpus& machine) {
-    return resolve(getenv_fn, adapters, [&machine] { return machine; });
+    auto copy = [&machine] { return machine; };
+    return resolve(getenv_fn, adapters, function_ref<physical_gpus()>(copy));
   }
 
   /// As above, asking list_machine() for the machine's GPU list only when a
   /// mask is set that no backend's API applied.
-  static vendor_masks resolve(const std::function<const char*(const char*)>& getenv_fn,
-                              std::span<const adapter_info> adapters,
-                              const std::function<physical_gpus()>& list_machine) {
+  static vendor_masks resolve(function_ref<const char*(const char*)> getenv_fn,
+                              std::span<const adapter_info> adapters, function_ref<physical_gpus()> list_machine) {
     vendor_masks out;
     out.masks_.reserve(std::size(variables));
     for (const auto& v : variables)
