@@ -18,10 +18,13 @@ inline std::vector<std::vector<roster::step>>& recorded_pieces() {
 
 class recording_device final : public roster::device {
  public:
-  recording_device(std::string_view id, bool native_sync) {
+  recording_device(std::string_view id, bool native_sync, roster::device_type type = roster::device_type::other,
+                   std::uint8_t uuid_tag = 0) {
     info_.backend = std::string(id);
     info_.name = "recording device";
     info_.native_grid_sync = native_sync;
+    info_.type = type;
+    info_.uuid[0] = uuid_tag;
   }
   const roster::adapter_info& adapter() const noexcept override { return info_; }
   roster::device_caps caps() const noexcept override { return {info_.native_grid_sync, f64_, roster::op_set::all()}; }
