@@ -59,71 +59,21 @@ inline bool same_id_ignoring_case(std::string_view a, std::string_view b) noexce
 
 inline std::string_view site_of(const backend_claim& c) noexcept { return c.site != nullptr ? c.site : ""; }
 
-// One backend type registered at several sites of one module shares one
-// registration object. The same library linked into two modules gives two
-// objects whose claims agree in every field and share a registration site;
-// anything else is another backend, even with one id, type name and site
-// (two files that -ffile-prefix-map maps to one name).
-inline bool same_backend(std::span<const backend_claim* const> claims, const backend_claim& a,
-                         const backend_claim& b) noexcept {
-  if (a.registration == b.registration) return true;
-  if (a.id != b.id || a.rank != b.rank || a.dispatches != b.dispatches || a.ops != b.ops ||
-      (a.type != nullptr ? a.type() : std::string_view()) != (b.type != nullptr ? b.type() : std::string_view()))
-    return false;
-  for (const auto* c : claims)
-    if (c->registration == a.registration)
-      for (const auto* d : claims)
-        if (d->registration == b.registration && site_of(*c) == site_of(*d)) return true;
-  return false;
-}
-
-inline std::string describe_claim(const backend_claim& c) {
-  return "'" + std::string(c.id) + "' (rank " + std::to_string(c.rank) + ", " +
-         std::string(c.type != nullptr ? c.type() : std::string_view("?")) + ") at " +
-         (c.site != nullptr ? c.site : "?");
-}
+// Whether two claims are one backend (see backend_id-inl.hpp).
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool same_backend(std::span<const backend_claim* const> claims,
+                                                         const backend_claim& a, const backend_claim& b) noexcept;
 
 /// Returns the conflict among the backends whose id equals `id` ignoring case
 /// (every id when `id` is empty), or nothing when each is one backend.
-inline std::optional<error> backend_conflict(std::string_view id) {
-  const auto claims = inventory<backend_claim>();
-  for (std::size_t i = 0; i < claims.size(); ++i) {
-    const backend_claim& a = *claims[i];
-    if (!id.empty() && !same_id_ignoring_case(a.id, id)) continue;
-    for (std::size_t j = i + 1; j < claims.size(); ++j) {
-      const backend_claim& b = *claims[j];
-      if (!same_id_ignoring_case(a.id, b.id) || same_backend(claims, a, b)) continue;
-      std::string shown(a.id);
-      for (char& c : shown) c = lower_ascii(c);
-      std::string why;
-      if (a.id != b.id)
-        why = "; a device spec names a type without regard to case, so it cannot tell them apart";
-      else if (site_of(a) == site_of(b))
-        why = "; they share one registration site (as -ffile-prefix-map makes of two files) but are "
-              "different backends";
-      return error(errc::conflict,
-                   "backend id '" + shown + "' is registered by two different backends: " + describe_claim(a) +
-                       " and " + describe_claim(b) + why,
-                   "give each backend its own id in ROSTER_REGISTER_BACKEND, or link only one of the two "
-                   "libraries that register '" + shown + "'");
-    }
-  }
-  return std::nullopt;
-}
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<error> backend_conflict(std::string_view id);
 
 /// Returns the Fix: for a backend that is not registered: one way to keep its
 /// registration for each way of linking it (a static archive member that
 /// nothing references is dropped by the linker).
-inline std::string keep_backend_fix(std::string_view id) {
-  // The anchor is a C symbol: name it only for an id that can be one.
-  bool symbol = !id.empty();
-  for (char c : id) symbol = symbol && c != '-';
-  const std::string n = symbol ? std::string(id) : std::string("<name>");
-  return "use one of the known types, or link the backend's library so its registration is kept: "
-         "Meson: dependency('roster-" + n + "') or link_whole; pkg-config: pkg-config --libs roster-" + n +
-         "; CMake: target_link_libraries(app roster::" + n + "); a plain link: -Wl,--undefined=roster_backend_anchor_" +
-         n + " -lroster_" + n + ", or -Wl,--whole-archive -lroster_" + n +
-         " -Wl,--no-whole-archive; in code: ROSTER_USE_BACKEND(" + n + ")";
-}
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string keep_backend_fix(std::string_view id);
 
 }  // namespace roster::detail
+
+#if defined(ROSTER_HEADER_ONLY)
+#  include <roster/detail/backend_id-inl.hpp>
+#endif
