@@ -104,9 +104,8 @@ bool parse_flag(const char* arg, const char* name, std::string& out) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Reads roster's flags into opts and hands the rest to Google Benchmark.
+void parse_args(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string v;
@@ -118,17 +117,20 @@ int main(int argc, char** argv) {
   }
   int rest_argc = static_cast<int>(rest.size());
   benchmark::Initialize(&rest_argc, rest.data());
+}
 
-  // Open the Vulkan device and, when it is linked and opens, the CUDA one.
-  struct opened {
-    std::string name;
-    std::unique_ptr<roster::device> device;
-  };
-  std::vector<opened> devices;
+struct opened {
+  std::string name;
+  std::unique_ptr<roster::device> device;
+};
+
+// Opens the Vulkan device and, when it is linked and opens, the CUDA one;
+// false when the Vulkan device does not open.
+bool open_devices(std::vector<opened>& devices) {
   auto vk = roster::acquire(opts.vulkan);
   if (!vk) {
     std::fprintf(stderr, "vulkan_stream_bench: %s\n", vk.error().message().c_str());
-    return 1;
+    return false;
   }
   const roster::adapter_info vk_adapter = (*vk)->adapter();
   devices.push_back({"vulkan", std::move(*vk)});
@@ -144,6 +146,12 @@ int main(int argc, char** argv) {
   } else {
     std::printf("baseline: the CUDA backend is not linked in this build\n");
   }
+  return true;
+}
+
+// Picks n from the adapter type when --n did not set it, and prints the
+// Vulkan adapter and the run's settings.
+void describe_run(const roster::adapter_info& vk_adapter) {
   if (opts.n == 0)
     opts.n = vk_adapter.type == roster::device_type::discrete_gpu ||
                      vk_adapter.type == roster::device_type::integrated_gpu
@@ -154,47 +162,60 @@ int main(int argc, char** argv) {
               vk_adapter.uuid_string().c_str(), vk_adapter.pci_address.empty() ? "-" : vk_adapter.pci_address.c_str(),
               static_cast<double>(vk_adapter.memory_bytes) / (1 << 30), vk_adapter.driver_version.c_str(), opts.n,
               opts.runs);
+}
 
-  // Allocate and initialise every set up front (one type per device at a
-  // time would also do; 2^28 doubles x 3 is 6 GiB, well within an H200).
-  std::vector<std::unique_ptr<stream_set>> sets;
+// Allocates and initialises the buffers of type t on d; null when either fails.
+std::unique_ptr<stream_set> make_set(const opened& d, roster::element_type t) {
+  auto s = std::make_unique<stream_set>();
+  s->device = d.device.get();
+  s->type = t;
+  auto a = d.device->allocate(t, opts.n), b = d.device->allocate(t, opts.n), c = d.device->allocate(t, opts.n),
+       r = d.device->allocate(t, 1);
+  if (!a || !b || !c || !r) {
+    std::fprintf(stderr, "vulkan_stream_bench: %s: allocation of 3 x %zu %s failed\n", d.name.c_str(), opts.n,
+                 std::string(roster::to_string(t)).c_str());
+    return nullptr;
+  }
+  s->a = *a, s->b = *b, s->c = *c, s->r = *r;
+  roster::program init;
+  init.fill(s->a, 0.1).fill(s->b, 0.2).fill(s->c, 0.0);
+  if (auto ok = d.device->dispatch(init); !ok || !d.device->synchronize()) {
+    std::fprintf(stderr, "vulkan_stream_bench: %s: %s\n", d.name.c_str(),
+                 ok ? "synchronize failed" : ok.error().message().c_str());
+    return nullptr;
+  }
+  return s;
+}
+
+// Registers one benchmark for each STREAM op on set s of device d.
+void register_ops(const opened& d, const stream_set* s) {
+  for (auto o : stream_ops)
+    benchmark::RegisterBenchmark(("stream/" + d.name + "/" + std::string(roster::to_string(s->type)) + "/" +
+                                  std::string(roster::to_string(o)))
+                                     .c_str(),
+                                 run_op, s, o, d.name)
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+}
+
+// Allocates and initialises every set up front and registers its ops (one
+// type per device at a time would also do; 2^28 doubles x 3 is 6 GiB, well
+// within an H200); false when a set fails.
+bool prepare_sets(const std::vector<opened>& devices, std::vector<std::unique_ptr<stream_set>>& sets) {
   for (auto& d : devices)
     for (auto t : {roster::element_type::f32, roster::element_type::f64}) {
       if (t == roster::element_type::f64 && !d.device->caps().f64) continue;
-      auto s = std::make_unique<stream_set>();
-      s->device = d.device.get();
-      s->type = t;
-      auto a = d.device->allocate(t, opts.n), b = d.device->allocate(t, opts.n), c = d.device->allocate(t, opts.n),
-           r = d.device->allocate(t, 1);
-      if (!a || !b || !c || !r) {
-        std::fprintf(stderr, "vulkan_stream_bench: %s: allocation of 3 x %zu %s failed\n", d.name.c_str(), opts.n,
-                     std::string(roster::to_string(t)).c_str());
-        return 1;
-      }
-      s->a = *a, s->b = *b, s->c = *c, s->r = *r;
-      roster::program init;
-      init.fill(s->a, 0.1).fill(s->b, 0.2).fill(s->c, 0.0);
-      if (auto ok = d.device->dispatch(init); !ok || !d.device->synchronize()) {
-        std::fprintf(stderr, "vulkan_stream_bench: %s: %s\n", d.name.c_str(),
-                     ok ? "synchronize failed" : ok.error().message().c_str());
-        return 1;
-      }
-      for (auto o : stream_ops)
-        benchmark::RegisterBenchmark(("stream/" + d.name + "/" + std::string(roster::to_string(t)) + "/" +
-                                      std::string(roster::to_string(o)))
-                                         .c_str(),
-                                     run_op, s.get(), o, d.name)
-            ->UseManualTime()
-            ->Iterations(1)
-            ->Unit(benchmark::kMillisecond);
+      auto s = make_set(d, t);
+      if (!s) return false;
+      register_ops(d, s.get());
       sets.push_back(std::move(s));
     }
+  return true;
+}
 
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-
-  // The table: Vulkan beside the CUDA baseline, ratio, within 5%?
-  const bool have_cuda = devices.size() > 1;
+// Prints the table: Vulkan beside the CUDA baseline, ratio, within 5%?
+void print_table(bool have_cuda) {
   std::printf("\n| type (n = %zu) | op | vulkan GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | vulkan/cuda |" : "");
   std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
   int slower = 0;
@@ -212,6 +233,22 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
   if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  parse_args(argc, argv);
+  std::vector<opened> devices;
+  if (!open_devices(devices)) return 1;
+  describe_run(devices.front().device->adapter());
+  std::vector<std::unique_ptr<stream_set>> sets;
+  if (!prepare_sets(devices, sets)) return 1;
+
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  print_table(devices.size() > 1);
   for (auto& s : sets)
     for (auto* b : {&s->a, &s->b, &s->c, &s->r}) (void)s->device->release(*b);
   return 0;

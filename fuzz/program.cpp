@@ -118,46 +118,54 @@ double scalar_of(reader& in) {
   return static_cast<double>(s % 9) - 4.0;
 }
 
-void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t seed) {
+int pool_index(int tt, std::size_t s, std::size_t k) {
+  return static_cast<int>(static_cast<std::size_t>(tt) * n_sizes * per_size + s * per_size + k);
+}
+
+// Returns the buffer that byte b names for element type t and length class
+// cls, and records in ref where it came from.
+roster::buffer decode_buffer(std::uint8_t b, ref_of& ref, const rig& r, const rig& other, int t, std::size_t cls) {
   const int ot = 1 - t;
+  if (b < 192) {
+    ref.pool = pool_index(t, cls, b % per_size);
+    return r.pool[t][cls][b % per_size];
+  }
+  if (b < 216) {
+    const std::size_t s = b % n_sizes, k = (b / n_sizes) % per_size;
+    ref.pool = pool_index(t, s, k);
+    return r.pool[t][s][k];
+  }
+  if (b < 232) {
+    ref.pool = pool_index(ot, cls, b % per_size);
+    return r.pool[ot][cls][b % per_size];
+  }
+  if (b < 240) return roster::buffer{};
+  ref.bad = true;
+  if (b < 246) return r.released[t];
+  if (b < 250) {
+    auto x = r.pool[t][cls][b % per_size];
+    ++x.size;
+    return x;
+  }
+  if (b < 253) {
+    auto x = r.pool[t][cls][b % per_size];
+    x.slot += 1000;
+    return x;
+  }
+  return other.pool[t][cls][b % per_size];
+}
+
+// A program decoded from the input, with where each step's buffers came from.
+struct decoded {
   roster::program p;
   std::vector<std::array<ref_of, 3>> refs;
   bool any_bad = false;
-  auto pool_index = [](int tt, std::size_t s, std::size_t k) {
-    return static_cast<int>(static_cast<std::size_t>(tt) * n_sizes * per_size + s * per_size + k);
-  };
-  auto decode = [&](std::uint8_t b, ref_of& ref) -> roster::buffer {
-    if (b < 192) {
-      ref.pool = pool_index(t, cls, b % per_size);
-      return r.pool[t][cls][b % per_size];
-    }
-    if (b < 216) {
-      const std::size_t s = b % n_sizes, k = (b / n_sizes) % per_size;
-      ref.pool = pool_index(t, s, k);
-      return r.pool[t][s][k];
-    }
-    if (b < 232) {
-      ref.pool = pool_index(ot, cls, b % per_size);
-      return r.pool[ot][cls][b % per_size];
-    }
-    if (b < 240) return roster::buffer{};
-    ref.bad = true;
-    any_bad = true;
-    if (b < 246) return r.released[t];
-    if (b < 250) {
-      auto x = r.pool[t][cls][b % per_size];
-      ++x.size;
-      return x;
-    }
-    if (b < 253) {
-      auto x = r.pool[t][cls][b % per_size];
-      x.slot += 1000;
-      return x;
-    }
-    return other.pool[t][cls][b % per_size];
-  };
+};
 
-  while (!in.done() && p.steps().size() < max_steps) {
+// Decodes steps from the input until it ends or the program holds max_steps.
+decoded decode_program(reader& in, const rig& r, const rig& other, int t, std::size_t cls) {
+  decoded d;
+  while (!in.done() && d.p.steps().size() < max_steps) {
     const std::uint8_t ob = in.byte();
     roster::step s;
     const unsigned code = ob % 9;
@@ -165,26 +173,44 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
     const int nb = code < 8 ? roster::buffers_of(s.op) : 3;
     std::array<ref_of, 3> rf{};
     roster::buffer* fields[3] = {&s.out, &s.in1, &s.in2};
-    for (int b = 0; b < nb; ++b) *fields[b] = decode(in.byte(), rf[b]);
+    for (int b = 0; b < nb; ++b) {
+      *fields[b] = decode_buffer(in.byte(), rf[b], r, other, t, cls);
+      if (rf[b].bad) d.any_bad = true;
+    }
     s.scalar = scalar_of(in);
-    p.push(s);
-    refs.push_back(rf);
+    d.p.push(s);
+    d.refs.push_back(rf);
   }
-  if (p.empty()) return;
+  return d;
+}
 
-  // The starting data of every pool buffer the program names.
-  std::vector<std::vector<double>> ref(2 * n_sizes * per_size);
-  std::vector<std::vector<double>> bound(ref.size());
-  std::vector<std::vector<double>> under(ref.size());
-  auto buffer_of = [&](int pool) {
-    const int tt = pool / static_cast<int>(n_sizes * per_size);
-    const int rest = pool % static_cast<int>(n_sizes * per_size);
-    return r.pool[tt][rest / per_size][rest % per_size];
-  };
+roster::buffer buffer_of(const rig& r, int pool) {
+  const int tt = pool / static_cast<int>(n_sizes * per_size);
+  const int rest = pool % static_cast<int>(n_sizes * per_size);
+  return r.pool[tt][rest / per_size][rest % per_size];
+}
+
+// The reference of every pool buffer, indexed like ref_of::pool: its values,
+// the magnitude each was built from (bound) and its underflow in units of
+// tiny (under). A buffer the program never names stays empty.
+struct reference {
+  std::vector<std::vector<double>> ref, bound, under;
+};
+
+// Uploads the starting data of every pool buffer the program names and
+// returns it as the reference.
+reference upload_start(rig& r, const std::vector<std::array<ref_of, 3>>& refs, std::uint8_t seed) {
+  reference m;
+  auto& ref = m.ref;
+  auto& bound = m.bound;
+  auto& under = m.under;
+  ref.resize(2 * n_sizes * per_size);
+  bound.resize(ref.size());
+  under.resize(ref.size());
   for (const auto& rf : refs)
     for (const auto& x : rf) {
       if (x.pool < 0 || !ref[x.pool].empty()) continue;
-      const roster::buffer b = buffer_of(x.pool);
+      const roster::buffer b = buffer_of(r, x.pool);
       ref[x.pool].resize(b.size);
       bound[x.pool].resize(b.size);
       under[x.pool].assign(b.size, 0.0);
@@ -201,126 +227,156 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
       }
       ROSTER_FUZZ_CHECK(ok, "upload failed");
     }
+  return m;
+}
 
+// Validates and dispatches p and checks that the two agree; true when p ran
+// and its results are to be compared.
+bool dispatch_agrees(rig& r, const roster::program& p, bool any_bad) {
   auto valid = roster::validate(p);
   if (!valid) roster_fuzz::check_fix(valid.error());
   auto done = r.dev->dispatch(p);
   if (!done) roster_fuzz::check_fix(done.error());
   ROSTER_FUZZ_CHECK(valid.has_value() || !done.has_value(), "dispatch ran a program validate rejects");
-  if (!valid) return;
+  if (!valid) return false;
   if (any_bad) {
     ROSTER_FUZZ_CHECK(!done.has_value(), "dispatch ran a program with a released, altered or foreign buffer");
-    return;
+    return false;
   }
   ROSTER_FUZZ_CHECK(done.has_value(), "dispatch refused a valid program: %s",
                     done ? "" : done.error().message().c_str());
+  return true;
+}
 
-  // The reference: the steps in order over whole buffers. A dot's result may
-  // be read only after a grid_sync: a program touching it sooner has no
-  // defined result, so it is only run, not compared.
+// Returns the bounds m with every one past range made infinite.
+//
+// An input whose bound is past the element type's range may be infinite on
+// the device (a float overflows long before the double reference does), and
+// 0 * inf is NaN there: such an input makes the result's bound infinite, so
+// it is not compared.
+std::vector<double> in_range(std::vector<double> m, double range) {
+  for (auto& x : m)
+    if (!(x <= range)) x = std::numeric_limits<double>::infinity();
+  return m;
+}
+
+// Applies the dot step s to the reference.
+void apply_dot(reference& m, const roster::step& s, const std::array<ref_of, 3>& rf, bool f32, double range) {
+  const auto& a = m.ref[rf[1].pool];
+  const auto ma = in_range(m.bound[rf[1].pool], range);
+  const auto& b = m.ref[rf[2].pool];
+  const auto mb = in_range(m.bound[rf[2].pool], range);
+  const auto& ua = m.under[rf[1].pool];
+  const auto& ub = m.under[rf[2].pool];
+  // (a + ea)(b + eb) = ab + a eb + b ea + ea eb, each product and sum adding its own e.
+  const double tiny = f32 ? 1e-36 : 1e-300;
+  double sum = 0, mm = 0, u = 0;
+  for (std::size_t k = 0; k < s.in1.size; ++k) {
+    sum += a[k] * b[k];
+    mm += ma[k] * mb[k];
+    u += ma[k] * ub[k] + mb[k] * ua[k] + tiny * ua[k] * ub[k] + 2;
+  }
+  m.ref[rf[0].pool][0] = sum;
+  m.bound[rf[0].pool][0] = mm;
+  m.under[rf[0].pool][0] = u;
+}
+
+// Applies the step s, whose buffers came from rf, to the reference.
+void apply_step(reference& m, const roster::step& s, const std::array<ref_of, 3>& rf, bool f32, double range) {
+  auto& ref = m.ref;
+  auto& bound = m.bound;
+  auto& under = m.under;
+  auto& o = ref[rf[0].pool];
+  auto& mo = bound[rf[0].pool];
+  auto& uo = under[rf[0].pool];
+  // The device computes with the scalar in the element type.
+  const double sc = f32 ? static_cast<double>(static_cast<float>(s.scalar)) : s.scalar, as = std::fabs(sc);
+  const std::size_t n = s.out.size;
+  switch (s.op) {
+    case roster::op::fill:
+      for (std::size_t k = 0; k < n; ++k) o[k] = sc, mo[k] = as, uo[k] = 0;
+      break;
+    case roster::op::copy: {
+      const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool], range), ua = under[rf[1].pool];
+      for (std::size_t k = 0; k < n; ++k) o[k] = a[k], mo[k] = ma[k], uo[k] = ua[k];
+      break;
+    }
+    case roster::op::mul: {
+      const auto c = ref[rf[1].pool], mc = in_range(bound[rf[1].pool], range), uc = under[rf[1].pool];
+      for (std::size_t k = 0; k < n; ++k) o[k] = sc * c[k], mo[k] = as * mc[k], uo[k] = as * uc[k] + 1;
+      break;
+    }
+    case roster::op::add: {
+      const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool], range), ua = under[rf[1].pool];
+      const auto b = ref[rf[2].pool], mb = in_range(bound[rf[2].pool], range), ub = under[rf[2].pool];
+      for (std::size_t k = 0; k < n; ++k) o[k] = a[k] + b[k], mo[k] = ma[k] + mb[k], uo[k] = ua[k] + ub[k] + 1;
+      break;
+    }
+    case roster::op::triad: {
+      const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool], range), ub = under[rf[1].pool];
+      const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool], range), uc = under[rf[2].pool];
+      for (std::size_t k = 0; k < n; ++k)
+        o[k] = b[k] + sc * c[k], mo[k] = mb[k] + as * mc[k], uo[k] = ub[k] + as * uc[k] + 2;
+      break;
+    }
+    case roster::op::nstream: {
+      const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool], range), ub = under[rf[1].pool];
+      const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool], range), uc = under[rf[2].pool];
+      const auto mo_in = in_range(mo, range);
+      for (std::size_t k = 0; k < n; ++k) {
+        o[k] += b[k] + sc * c[k];
+        mo[k] = mo_in[k] + mb[k] + as * mc[k];
+        uo[k] = uo[k] + ub[k] + as * uc[k] + 3;
+      }
+      break;
+    }
+    case roster::op::dot: apply_dot(m, s, rf, f32, range); break;
+    default: break;
+  }
+}
+
+// Runs the steps of d in order over whole buffers of the reference, and sets
+// longest_dot to the longest dot's length; false when the result is not
+// defined. A dot's result may be read only after a grid_sync: a program
+// touching it sooner has no defined result, so it is only run, not compared.
+bool run_reference(reference& m, const decoded& d, std::size_t& longest_dot) {
+  const roster::program& p = d.p;
   bool defined = true;
   std::vector<int> dot_outs;  // dot results of the current segment
-  // An input whose bound is past the element type's range may be infinite on
-  // the device (a float overflows long before the double reference does), and
-  // 0 * inf is NaN there: such an input makes the result's bound infinite, so
-  // it is not compared.
   const double range = p.type() == roster::element_type::f32 ? 3.4028234663852886e38
                                                              : std::numeric_limits<double>::max();
-  auto in_range = [&](std::vector<double> m) {
-    for (auto& x : m)
-      if (!(x <= range)) x = std::numeric_limits<double>::infinity();
-    return m;
-  };
   const bool f32 = p.type() == roster::element_type::f32;
-  std::size_t longest_dot = 0;
+  longest_dot = 0;
   for (std::size_t i = 0; i < p.steps().size(); ++i) {
     const auto& s = p.steps()[i];
-    const auto& rf = refs[i];
+    const auto& rf = d.refs[i];
     if (s.op == roster::op::grid_sync) {
       dot_outs.clear();
       continue;
     }
     const int nb = roster::buffers_of(s.op);
     for (int b = 0; b < nb; ++b)
-      for (int d : dot_outs)
-        if (rf[b].pool == d) defined = false;
-    auto& o = ref[rf[0].pool];
-    auto& mo = bound[rf[0].pool];
-    auto& uo = under[rf[0].pool];
-    // The device computes with the scalar in the element type.
-    const double sc = f32 ? static_cast<double>(static_cast<float>(s.scalar)) : s.scalar, as = std::fabs(sc);
-    const std::size_t n = s.out.size;
-    switch (s.op) {
-      case roster::op::fill:
-        for (std::size_t k = 0; k < n; ++k) o[k] = sc, mo[k] = as, uo[k] = 0;
-        break;
-      case roster::op::copy: {
-        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]), ua = under[rf[1].pool];
-        for (std::size_t k = 0; k < n; ++k) o[k] = a[k], mo[k] = ma[k], uo[k] = ua[k];
-        break;
-      }
-      case roster::op::mul: {
-        const auto c = ref[rf[1].pool], mc = in_range(bound[rf[1].pool]), uc = under[rf[1].pool];
-        for (std::size_t k = 0; k < n; ++k) o[k] = sc * c[k], mo[k] = as * mc[k], uo[k] = as * uc[k] + 1;
-        break;
-      }
-      case roster::op::add: {
-        const auto a = ref[rf[1].pool], ma = in_range(bound[rf[1].pool]), ua = under[rf[1].pool];
-        const auto b = ref[rf[2].pool], mb = in_range(bound[rf[2].pool]), ub = under[rf[2].pool];
-        for (std::size_t k = 0; k < n; ++k) o[k] = a[k] + b[k], mo[k] = ma[k] + mb[k], uo[k] = ua[k] + ub[k] + 1;
-        break;
-      }
-      case roster::op::triad: {
-        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]), ub = under[rf[1].pool];
-        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]), uc = under[rf[2].pool];
-        for (std::size_t k = 0; k < n; ++k)
-          o[k] = b[k] + sc * c[k], mo[k] = mb[k] + as * mc[k], uo[k] = ub[k] + as * uc[k] + 2;
-        break;
-      }
-      case roster::op::nstream: {
-        const auto b = ref[rf[1].pool], mb = in_range(bound[rf[1].pool]), ub = under[rf[1].pool];
-        const auto c = ref[rf[2].pool], mc = in_range(bound[rf[2].pool]), uc = under[rf[2].pool];
-        const auto mo_in = in_range(mo);
-        for (std::size_t k = 0; k < n; ++k) {
-          o[k] += b[k] + sc * c[k];
-          mo[k] = mo_in[k] + mb[k] + as * mc[k];
-          uo[k] = uo[k] + ub[k] + as * uc[k] + 3;
-        }
-        break;
-      }
-      case roster::op::dot: {
-        const auto& a = ref[rf[1].pool];
-        const auto ma = in_range(bound[rf[1].pool]);
-        const auto& b = ref[rf[2].pool];
-        const auto mb = in_range(bound[rf[2].pool]);
-        const auto& ua = under[rf[1].pool];
-        const auto& ub = under[rf[2].pool];
-        // (a + ea)(b + eb) = ab + a eb + b ea + ea eb, each product and sum adding its own e.
-        const double tiny = f32 ? 1e-36 : 1e-300;
-        double sum = 0, m = 0, u = 0;
-        for (std::size_t k = 0; k < s.in1.size; ++k) {
-          sum += a[k] * b[k];
-          m += ma[k] * mb[k];
-          u += ma[k] * ub[k] + mb[k] * ua[k] + tiny * ua[k] * ub[k] + 2;
-        }
-        o[0] = sum;
-        mo[0] = m;
-        uo[0] = u;
-        longest_dot = std::max(longest_dot, s.in1.size);
-        dot_outs.push_back(rf[0].pool);
-        break;
-      }
-      default: break;
+      for (int o : dot_outs)
+        if (rf[b].pool == o) defined = false;
+    apply_step(m, s, rf, f32, range);
+    if (s.op == roster::op::dot) {
+      longest_dot = std::max(longest_dot, s.in1.size);
+      dot_outs.push_back(rf[0].pool);
     }
   }
-  if (!defined) return;
+  return defined;
+}
 
+// Checks every pool buffer the program names against the reference, within
+// the forward error bound.
+void compare(rig& r, const reference& m, const roster::program& p, std::size_t longest_dot) {
+  const bool f32 = p.type() == roster::element_type::f32;
   const double eps = f32 ? 0x1p-24 : 0x1p-53;
   const double tiny = f32 ? 1e-36 : 1e-300;
   const double chain = 4.0 * static_cast<double>(p.steps().size() + 2) * static_cast<double>(longest_dot + 2);
-  for (std::size_t pool = 0; pool < ref.size(); ++pool) {
-    if (ref[pool].empty()) continue;
-    const roster::buffer b = buffer_of(static_cast<int>(pool));
+  for (std::size_t pool = 0; pool < m.ref.size(); ++pool) {
+    if (m.ref[pool].empty()) continue;
+    const roster::buffer b = buffer_of(r, static_cast<int>(pool));
     std::vector<double> got(b.size);
     if (b.type == roster::element_type::f32) {
       std::vector<float> host(b.size);
@@ -330,14 +386,26 @@ void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t se
       ROSTER_FUZZ_CHECK(r.dev->download<double>(b, got).has_value(), "download failed");
     }
     for (std::size_t k = 0; k < b.size; ++k) {
-      const double m = bound[pool][k], u = under[pool][k];
-      if (!std::isfinite(m) || !std::isfinite(u) || (f32 && m > 1e37)) continue;
-      const double tol = eps * m * chain + tiny * (u + 1) * chain;
-      ROSTER_FUZZ_CHECK(std::fabs(got[k] - ref[pool][k]) <= tol,
+      const double mb = m.bound[pool][k], u = m.under[pool][k];
+      if (!std::isfinite(mb) || !std::isfinite(u) || (f32 && mb > 1e37)) continue;
+      const double tol = eps * mb * chain + tiny * (u + 1) * chain;
+      ROSTER_FUZZ_CHECK(std::fabs(got[k] - m.ref[pool][k]) <= tol,
                         "buffer %zu element %zu: device %.17g, reference %.17g (bound %.3g, underflow %.3g)", pool,
-                        k, got[k], ref[pool][k], m, u);
+                        k, got[k], m.ref[pool][k], mb, u);
     }
   }
+}
+
+// Decodes a program from the input, runs it on r and checks the verdicts
+// and, for a valid program, the results against the reference.
+void run(reader& in, rig& r, rig& other, int t, std::size_t cls, std::uint8_t seed) {
+  const decoded d = decode_program(in, r, other, t, cls);
+  if (d.p.empty()) return;
+  reference m = upload_start(r, d.refs, seed);
+  if (!dispatch_agrees(r, d.p, d.any_bad)) return;
+  std::size_t longest_dot = 0;
+  if (!run_reference(m, d, longest_dot)) return;
+  compare(r, m, d.p, longest_dot);
 }
 
 }  // namespace

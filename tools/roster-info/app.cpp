@@ -81,58 +81,114 @@ int usage(std::string_view context, std::string what, std::string fix) {
   return usage_error;
 }
 
+// What the command line sets, and the subcommands it may name.
+struct command_line {
+  bool json = false;
+  bool why = false;
+  std::vector<std::string> require;
+  bench_options bench;
+  std::string size_text = "2^24";
+  bool no_save = false;
+  std::vector<std::string> shapes;
+  bool no_kernels = false;
+  bool pin = false;
+  CLI::App* bench_cmd = nullptr;
+  CLI::App* bind_cmd = nullptr;
+};
+
+// Adds the options of the report, which the subcommands apply or refuse:
+// --json, --why and --require.
+void add_report_options(CLI::App& app, command_line& cl) {
+  app.add_flag("--json", cl.json, "Print the report as JSON (schema: roster-info.schema.json); bind prints JSON "
+                                  "anyway, bench refuses it");
+  app.add_flag("--why", cl.why, "Also print every reason of the decision for each role (what ROSTER_TRACE=1 prints)");
+  app.add_option("--require", cl.require,
+                 "Exit with status 3 unless this backend is registered and opens (repeatable); bench and bind do "
+                 "not run then")
+      ->type_name("BACKEND")
+      ->take_all()
+      ->allow_extra_args(false);
+}
+
+// Adds the bench subcommand and its options.
+void add_bench_command(CLI::App& app, command_line& cl) {
+  auto* bench_cmd = app.add_subcommand("bench", "Run the STREAM set (copy, mul, add, triad, dot; float and double) "
+                                                "and save tuning records");
+  bench_cmd->add_option("--adapter", cl.bench.adapters, "Measure only this adapter, e.g. cuda:1 (repeatable)")
+      ->type_name("SPEC")
+      ->allow_extra_args(false);
+  bench_cmd->add_option("--size", cl.size_text, "Elements per array: 1000000, 16M, 2^28 (default 2^24)")
+      ->type_name("N");
+  bench_cmd->add_option("--reps", cl.bench.reps, "Timed repetitions per figure; the median is shown (default 10)")
+      ->check(CLI::Range(1u, 1000000u));
+  bench_cmd->add_option("--svg", cl.bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
+      ->type_name("FILE");
+  bench_cmd->add_flag("--no-save", cl.no_save, "Do not write tuning records");
+  bench_cmd->add_option("--shape", cl.shapes,
+                        "Time programs of this shape in one launch and cut at their grid_syncs, and record which is "
+                        "faster for that shape: ops (copy, mul, add, triad, dot) joined by ',' within a launch and "
+                        "'|' for a grid_sync, e.g. \"copy|dot\" (repeatable; default \"triad|dot\")")
+      ->type_name("SHAPE")
+      ->allow_extra_args(false);
+  bench_cmd->add_flag("--no-kernels", cl.no_kernels,
+                      "Do not time the variants of registered kernels (each op with more than one variant on an "
+                      "adapter's backend is timed, checked and its winner recorded)");
+  cl.bench_cmd = bench_cmd;
+}
+
+// Adds the bind subcommand and its option.
+void add_bind_command(CLI::App& app, command_line& cl) {
+  cl.bind_cmd = app.add_subcommand("bind", "Bind this rank to a device as roster::bind_rank does (run it under "
+                                           "mpirun or srun) and print the binding as one JSON line");
+  cl.bind_cmd->add_flag("--pin", cl.pin, "Also pin the process to the CPUs local to its device");
+}
+
+// Checks the bench's options, completes them and runs the bench; returns the exit status.
+int bench_command(command_line& cl) {
+  bench_options& bench = cl.bench;
+  if (cl.json)
+    return usage("roster-info bench",
+                 "--json applies to the report and to bind; the bench prints a table and writes its figures to "
+                 "the tuning file",
+                 "run roster-info bench without --json, then roster-info --json to see the recorded figures");
+  if (cl.bench_cmd->count("--svg") > 0 && bench.svg.empty())
+    return usage("roster-info bench", "--svg names no file", "write --svg FILE, e.g. --svg stream.svg");
+  auto n = parse_count(cl.size_text);
+  if (!n)
+    return usage("roster-info bench: --size " + cl.size_text, "not an element count between 1 and 2^40",
+                 "write a count such as 1000000, 16M or 2^28");
+  bench.size = *n;
+  if (!cl.shapes.empty()) {
+    bench.shapes.clear();
+    for (const auto& shape : cl.shapes) {
+      if (auto ok = parse_bench_shape(shape); !ok) {
+        print_error("roster-info bench: --shape " + shape, ok.error());
+        return usage_error;
+      }
+      if (std::find(bench.shapes.begin(), bench.shapes.end(), shape) == bench.shapes.end())
+        bench.shapes.push_back(shape);
+    }
+  }
+  bench.save = !cl.no_save;
+  bench.kernels = !cl.no_kernels;
+  bench.progress = ::isatty(STDOUT_FILENO) == 1;
+  bench.require = cl.require;
+  return run_bench(bench);
+}
+
+// Parses the command line and runs what it asks for: bench, bind or the report.
 int run(int argc, char** argv) {
   CLI::App app{"roster-info: the backends, adapters and circuits roster finds on this node, and what they measure.\n"
                "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
   app.set_version_flag("--version", std::string("roster-info ") + ROSTER_INFO_VERSION);
   app.footer(exit_status_help());
   // --json and --require may come after the subcommand too; each subcommand
-  // applies them or refuses them (below).
+  // applies them or refuses them (bench_command, below).
   app.fallthrough();
-  bool json = false;
-  std::vector<std::string> require;
-  app.add_flag("--json", json, "Print the report as JSON (schema: roster-info.schema.json); bind prints JSON anyway, "
-                               "bench refuses it");
-  bool why = false;
-  app.add_flag("--why", why, "Also print every reason of the decision for each role (what ROSTER_TRACE=1 prints)");
-  app.add_option("--require", require,
-                 "Exit with status 3 unless this backend is registered and opens (repeatable); bench and bind do "
-                 "not run then")
-      ->type_name("BACKEND")
-      ->take_all()
-      ->allow_extra_args(false);
-
-  bench_options bench;
-  std::string size_text = "2^24";
-  bool no_save = false;
-  auto* bench_cmd = app.add_subcommand("bench", "Run the STREAM set (copy, mul, add, triad, dot; float and double) "
-                                                "and save tuning records");
-  bench_cmd->add_option("--adapter", bench.adapters, "Measure only this adapter, e.g. cuda:1 (repeatable)")
-      ->type_name("SPEC")
-      ->allow_extra_args(false);
-  bench_cmd->add_option("--size", size_text, "Elements per array: 1000000, 16M, 2^28 (default 2^24)")
-      ->type_name("N");
-  bench_cmd->add_option("--reps", bench.reps, "Timed repetitions per figure; the median is shown (default 10)")
-      ->check(CLI::Range(1u, 1000000u));
-  bench_cmd->add_option("--svg", bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
-      ->type_name("FILE");
-  bench_cmd->add_flag("--no-save", no_save, "Do not write tuning records");
-  std::vector<std::string> shapes;
-  bench_cmd->add_option("--shape", shapes,
-                        "Time programs of this shape in one launch and cut at their grid_syncs, and record which is "
-                        "faster for that shape: ops (copy, mul, add, triad, dot) joined by ',' within a launch and "
-                        "'|' for a grid_sync, e.g. \"copy|dot\" (repeatable; default \"triad|dot\")")
-      ->type_name("SHAPE")
-      ->allow_extra_args(false);
-  bool no_kernels = false;
-  bench_cmd->add_flag("--no-kernels", no_kernels,
-                      "Do not time the variants of registered kernels (each op with more than one variant on an "
-                      "adapter's backend is timed, checked and its winner recorded)");
-
-  bool pin = false;
-  auto* bind_cmd = app.add_subcommand("bind", "Bind this rank to a device as roster::bind_rank does (run it under "
-                                              "mpirun or srun) and print the binding as one JSON line");
-  bind_cmd->add_flag("--pin", pin, "Also pin the process to the CPUs local to its device");
+  command_line cl;
+  add_report_options(app, cl);
+  add_bench_command(app, cl);
+  add_bind_command(app, cl);
 
   try {
     app.parse(argc, argv);
@@ -145,46 +201,16 @@ int run(int argc, char** argv) {
     return rc == 0 ? 0 : usage_error;
   }
 
-  if (*bench_cmd) {
-    if (json)
-      return usage("roster-info bench",
-                   "--json applies to the report and to bind; the bench prints a table and writes its figures to "
-                   "the tuning file",
-                   "run roster-info bench without --json, then roster-info --json to see the recorded figures");
-    if (bench_cmd->count("--svg") > 0 && bench.svg.empty())
-      return usage("roster-info bench", "--svg names no file", "write --svg FILE, e.g. --svg stream.svg");
-    auto n = parse_count(size_text);
-    if (!n)
-      return usage("roster-info bench: --size " + size_text, "not an element count between 1 and 2^40",
-                   "write a count such as 1000000, 16M or 2^28");
-    bench.size = *n;
-    if (!shapes.empty()) {
-      bench.shapes.clear();
-      for (const auto& shape : shapes) {
-        if (auto ok = parse_bench_shape(shape); !ok) {
-          print_error("roster-info bench: --shape " + shape, ok.error());
-          return usage_error;
-        }
-        if (std::find(bench.shapes.begin(), bench.shapes.end(), shape) == bench.shapes.end())
-          bench.shapes.push_back(shape);
-      }
-    }
-    bench.save = !no_save;
-    bench.kernels = !no_kernels;
-    bench.progress = ::isatty(STDOUT_FILENO) == 1;
-    bench.require = require;
-    return run_bench(bench);
-  }
-
-  if (*bind_cmd) {
-    if (const int status = check_requirements(require, nullptr); status != 0) return status;
-    return run_bind(pin);
+  if (*cl.bench_cmd) return bench_command(cl);
+  if (*cl.bind_cmd) {
+    if (const int status = check_requirements(cl.require, nullptr); status != 0) return status;
+    return run_bind(cl.pin);
   }
 
   const report r = gather();
-  say(json ? render_json(r) : render_table(r, why));
-  const bool written = stdout_written(json ? "the JSON report" : "the report");
-  return worse_status(check_requirements(require, &r.backends), written ? 0 : output_failed);
+  say(cl.json ? render_json(r) : render_table(r, cl.why));
+  const bool written = stdout_written(cl.json ? "the JSON report" : "the report");
+  return worse_status(check_requirements(cl.require, &r.backends), written ? 0 : output_failed);
 }
 
 }  // namespace

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <cerrno>
 #include <cstring>
 
@@ -149,15 +148,6 @@ program one_op(op o, const buffer& a, const buffer& b, const buffer& c, const bu
   return p;
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 struct target {
   const backend_registration* backend = nullptr;
   std::uint32_t ordinal = 0;
@@ -272,28 +262,18 @@ void bench_kernels(device& d, const bench_options& o, bench_result& res) {
   }
 }
 
-void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
-  std::size_t units = 0;
-  const std::size_t units_per_adapter = info::units_per_adapter(o);
-  // No wrappers: native grid sync where it has it.
-  auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
-                        acquire_options{.wrap = false});
-  if (!opened) {
-    res.errors.push_back(opened.error());
-    for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
-    return;
-  }
-  std::unique_ptr<device> d = std::move(*opened);
-  res.info = d->adapter();
-  const device_caps caps = d->caps();
+// A grid-sync shape on one adapter: its pieces, its native runs, and why it
+// has no figures.
+struct shape_case {
+  std::vector<std::vector<op>> pieces;
+  std::vector<double> native_runs;
+  std::string note;  // why it has no figures, for the progress line
+};
+
+// Returns the shapes this adapter can run, with their pieces (the command
+// line checked them); one it cannot run has a note saying why.
+std::vector<shape_case> shape_cases(const bench_options& o, const device_caps& caps, bench_result& res) {
   const bool compare_sync = caps.native_grid_sync && caps.ops.contains(op::grid_sync);
-  const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
-  // The shapes this adapter can run, with their pieces (the command line checked them).
-  struct shape_case {
-    std::vector<std::vector<op>> pieces;
-    std::vector<double> native_runs;
-    std::string note;  // why it has no figures, for the progress line
-  };
   std::vector<shape_case> cases(o.shapes.size());
   for (std::size_t i = 0; i < o.shapes.size(); ++i) {
     res.shapes.emplace_back().shape = o.shapes[i];
@@ -309,6 +289,136 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
         if (!caps.ops.contains(x)) cases[i].note = fmt::format("{} not supported", to_string(x));
     if (!compare_sync) cases[i].note = "no native grid sync";
   }
+  return cases;
+}
+
+// Times and checks each op of bench_ops on bufs, one progress step each.
+void bench_stream(device& d, const device_caps& caps, stream_buffers& bufs, element_type type,
+                  const bench_options& o, progress& bar, bench_result& res) {
+  const std::string tname(to_string(type));
+  reference ref;
+  bool known = true;  // the arrays hold the reference's values
+  for (op x : bench_ops) {
+    const std::string what = fmt::format("{} {} {}", res.spec, tname, to_string(x));
+    if (!caps.ops.contains(x)) {
+      bar.step(what, "not supported");
+      continue;
+    }
+    program p = one_op(x, *bufs.a, *bufs.b, *bufs.c, *bufs.r);
+    auto ns = time_median(d, p, o.reps);
+    if (!ns) {
+      res.errors.push_back(ns.error());
+      bar.step(what, "failed");
+      known = false;
+      continue;
+    }
+    // Every result is checked before it counts; a wrong one bars the adapter's record.
+    const double want = ref.apply(x, o.size);
+    const buffer& out = x == op::copy || x == op::add ? *bufs.c
+                        : x == op::mul                ? *bufs.b
+                        : x == op::triad              ? *bufs.a
+                                                      : *bufs.r;
+    if (auto ok = known ? verify(d, out, x, type, want) : expected<void>{}; !ok) {
+      res.errors.push_back(ok.error());
+      res.wrong = true;
+      bar.step(what, "wrong result");
+      known = false;
+      continue;
+    }
+    const double gbps = static_cast<double>(bytes_moved(p.steps()[0])) / *ns;
+    res.figures.push_back({x, type, gbps});
+    bar.step(what, fmt::format("{:.1f} GB/s", gbps));
+  }
+}
+
+// Times each shape that has no note in one launch on bufs and checks its result.
+void time_native_shapes(device& d, stream_buffers& bufs, element_type type, const bench_options& o,
+                        std::vector<shape_case>& cases, bench_result& res) {
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].note.empty()) continue;
+    shape_result& sr = res.shapes[i];
+    const program p = bufs.shape_program(cases[i].pieces);
+    auto native = time_runs(d, p, o.reps);
+    if (!native) {
+      res.errors.push_back(native.error());
+      cases[i].note = "failed";
+    } else if (auto ok = bufs.check_shape(cases[i].pieces, p, type, sr.shape, "native", sr.wrong); !ok) {
+      res.errors.push_back(ok.error());
+      cases[i].note = sr.wrong ? "wrong result" : "failed";
+    } else {
+      cases[i].native_runs = std::move(*native);
+      sr.native_ns = median(cases[i].native_runs);
+    }
+  }
+}
+
+// Times each shape with a native figure cut at its grid_syncs, and decides
+// between the two. The split runs on a fresh device: the wrapper tells the
+// device it is cut, which changes how it runs (e.g. a dot's final sum), so it
+// cannot share the native one.
+void time_split_shapes(element_type sync_type, const bench_options& o, std::vector<shape_case>& cases,
+                       bench_result& res) {
+  const bool any_native = std::any_of(res.shapes.begin(), res.shapes.end(),
+                                      [](const shape_result& s) { return s.native_ns.has_value(); });
+  if (!any_native) return;
+  auto split = acquire(res.spec, acquire_options{.force_split = true});
+  std::optional<stream_buffers> bufs;
+  if (!split) res.errors.push_back(split.error());
+  else if (bufs.emplace(**split, sync_type, o.size); bufs->error) res.errors.push_back(*bufs->error);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    shape_result& sr = res.shapes[i];
+    if (!sr.native_ns) continue;
+    if (!split || bufs->error) {
+      cases[i].note = "failed";
+      continue;
+    }
+    const program p = bufs->shape_program(cases[i].pieces);
+    auto cut = time_runs(**split, p, o.reps);
+    if (!cut) {
+      res.errors.push_back(cut.error());
+      cases[i].note = "failed";
+    } else if (auto ok = bufs->check_shape(cases[i].pieces, p, sync_type, sr.shape, "split", sr.wrong); !ok) {
+      res.errors.push_back(ok.error());
+      cases[i].note = sr.wrong ? "wrong result" : "failed";
+    } else {
+      sr.split_ns = median(*cut);
+      sr.decision = roster::detail::decide(cases[i].native_runs, *cut);  // split replaces native only beyond the noise
+    }
+  }
+}
+
+// Steps the progress once for each shape: its figures, or why it has none.
+void step_shapes(const std::vector<shape_case>& cases, element_type sync_type, progress& bar,
+                 const bench_result& res) {
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const shape_result& sr = res.shapes[i];
+    bar.step(fmt::format("{} grid sync {}", res.spec, sr.shape),
+             sr.native_ns && sr.split_ns && !sr.wrong
+                 ? fmt::format("native {}, split {} ({}; gain {:+.1f}%, spread {:.1f}%)", duration_text(*sr.native_ns),
+                               duration_text(*sr.split_ns), to_string(sync_type), sr.decision.gain * 100,
+                               sr.decision.spread * 100)
+                 : (cases[i].note.empty() ? std::string("failed") : cases[i].note));
+  }
+}
+
+// Measures one adapter into res: the STREAM set on each type, each shape in
+// one launch and cut, and the kernel variants; one progress step per unit.
+void bench_one(const target& t, const bench_options& o, progress& bar, bench_result& res) {
+  std::size_t units = 0;
+  const std::size_t units_per_adapter = info::units_per_adapter(o);
+  // No wrappers: native grid sync where it has it.
+  auto opened = acquire(std::string(t.backend->id) + ":" + std::to_string(t.ordinal),
+                        acquire_options{.wrap = false});
+  if (!opened) {
+    res.errors.push_back(opened.error());
+    for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
+    return;
+  }
+  std::unique_ptr<device> d = std::move(*opened);
+  res.info = d->adapter();
+  const device_caps caps = d->caps();
+  const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
+  std::vector<shape_case> cases = shape_cases(o, caps, res);
   for (element_type type : bench_types) {
     const std::string tname(to_string(type));
     auto skip_type = [&](const char* why) {
@@ -324,194 +434,60 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
       skip_type("not allocated");
       continue;
     }
-    reference ref;
-    bool known = true;  // the arrays hold the reference's values
-    for (op x : bench_ops) {
-      const std::string what = fmt::format("{} {} {}", res.spec, tname, to_string(x));
-      ++units;
-      if (!caps.ops.contains(x)) {
-        bar.step(what, "not supported");
-        continue;
-      }
-      program p = one_op(x, *bufs.a, *bufs.b, *bufs.c, *bufs.r);
-      auto ns = time_median(*d, p, o.reps);
-      if (!ns) {
-        res.errors.push_back(ns.error());
-        bar.step(what, "failed");
-        known = false;
-        continue;
-      }
-      // Every result is checked before it counts; a wrong one bars the adapter's record.
-      const double want = ref.apply(x, o.size);
-      const buffer& out = x == op::copy || x == op::add ? *bufs.c
-                          : x == op::mul                ? *bufs.b
-                          : x == op::triad              ? *bufs.a
-                                                        : *bufs.r;
-      if (auto ok = known ? verify(*d, out, x, type, want) : expected<void>{}; !ok) {
-        res.errors.push_back(ok.error());
-        res.wrong = true;
-        bar.step(what, "wrong result");
-        known = false;
-        continue;
-      }
-      const double gbps = static_cast<double>(bytes_moved(p.steps()[0])) / *ns;
-      res.figures.push_back({x, type, gbps});
-      bar.step(what, fmt::format("{:.1f} GB/s", gbps));
-    }
-    if (type == sync_type) {
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        if (!cases[i].note.empty()) continue;
-        shape_result& sr = res.shapes[i];
-        const program p = bufs.shape_program(cases[i].pieces);
-        auto native = time_runs(*d, p, o.reps);
-        if (!native) {
-          res.errors.push_back(native.error());
-          cases[i].note = "failed";
-        } else if (auto ok = bufs.check_shape(cases[i].pieces, p, type, sr.shape, "native", sr.wrong); !ok) {
-          res.errors.push_back(ok.error());
-          cases[i].note = sr.wrong ? "wrong result" : "failed";
-        } else {
-          cases[i].native_runs = std::move(*native);
-          sr.native_ns = median(cases[i].native_runs);
-        }
-      }
-    }
+    bench_stream(*d, caps, bufs, type, o, bar, res);
+    units += std::size(bench_ops);
+    if (type == sync_type) time_native_shapes(*d, bufs, type, o, cases, res);
   }
   if (o.kernels) bench_kernels(*d, o, res);
   d.reset();
-  // The split on a fresh device: the wrapper tells the device it is cut, which
-  // changes how it runs (e.g. a dot's final sum), so it cannot share the native one.
-  const bool any_native = std::any_of(res.shapes.begin(), res.shapes.end(), [](const shape_result& s) { return s.native_ns.has_value(); });
-  if (any_native) {
-    auto split = acquire(res.spec, acquire_options{.force_split = true});
-    std::optional<stream_buffers> bufs;
-    if (!split) res.errors.push_back(split.error());
-    else if (bufs.emplace(**split, sync_type, o.size); bufs->error) res.errors.push_back(*bufs->error);
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      shape_result& sr = res.shapes[i];
-      if (!sr.native_ns) continue;
-      if (!split || bufs->error) {
-        cases[i].note = "failed";
-        continue;
-      }
-      const program p = bufs->shape_program(cases[i].pieces);
-      auto cut = time_runs(**split, p, o.reps);
-      if (!cut) {
-        res.errors.push_back(cut.error());
-        cases[i].note = "failed";
-      } else if (auto ok = bufs->check_shape(cases[i].pieces, p, sync_type, sr.shape, "split", sr.wrong); !ok) {
-        res.errors.push_back(ok.error());
-        cases[i].note = sr.wrong ? "wrong result" : "failed";
-      } else {
-        sr.split_ns = median(*cut);
-        sr.decision = roster::detail::decide(cases[i].native_runs, *cut);  // split replaces native only beyond the noise
-      }
-    }
-  }
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const shape_result& sr = res.shapes[i];
-    ++units;
-    bar.step(fmt::format("{} grid sync {}", res.spec, sr.shape),
-             sr.native_ns && sr.split_ns && !sr.wrong
-                 ? fmt::format("native {}, split {} ({}; gain {:+.1f}%, spread {:.1f}%)", duration_text(*sr.native_ns),
-                               duration_text(*sr.split_ns), to_string(sync_type), sr.decision.gain * 100,
-                               sr.decision.spread * 100)
-                 : (cases[i].note.empty() ? std::string("failed") : cases[i].note));
-  }
+  time_split_shapes(sync_type, o, cases, res);
+  step_shapes(cases, sync_type, bar, res);
+  units += cases.size();
   for (; units < units_per_adapter; ++units) bar.step(res.spec, "skipped");
 }
 
-}  // namespace
+// Adds the adapter each --adapter names to targets; usage_error, said, when
+// one is malformed or names an unknown backend.
+int named_targets(const std::vector<std::string>& adapters, std::vector<target>& targets) {
+  for (const auto& text : adapters) {
+    auto spec = parse_spec(text);
+    if (!spec) {
+      print_error("roster-info bench: --adapter", spec.error());
+      return usage_error;
+    }
+    const backend_registration* b = find_backend(spec->backend);
+    if (b == nullptr) {
+      print_error("roster-info bench: --adapter " + text,
+                  roster::error(errc::not_found, "unknown backend '" + spec->backend + "'; known: " + known_backends(),
+                                "name one of the known backends, e.g. --adapter cpu:0"));
+      return usage_error;
+    }
+    targets.push_back({b, spec->ordinal, spec->str()});
+  }
+  return 0;
+}
 
-int run_bench(const bench_options& o) {
+// Returns every adapter of a dispatching backend that ROSTER_DEVICE_SELECTOR keeps.
+std::vector<target> selected_targets() {
   std::vector<target> targets;
-  if (!o.adapters.empty()) {
-    for (const auto& text : o.adapters) {
-      auto spec = parse_spec(text);
-      if (!spec) {
-        print_error("roster-info bench: --adapter", spec.error());
-        return usage_error;
-      }
-      const backend_registration* b = find_backend(spec->backend);
-      if (b == nullptr) {
-        print_error("roster-info bench: --adapter " + text,
-                    roster::error(errc::not_found, "unknown backend '" + spec->backend + "'; known: " + known_backends(),
-                                  "name one of the known backends, e.g. --adapter cpu:0"));
-        return usage_error;
-      }
-      targets.push_back({b, spec->ordinal, spec->str()});
+  auto sel = selector_from_env();
+  if (!sel) print_warning(sel.error());
+  for (const auto& b : registered_backends()) {
+    if (!b.dispatches) continue;
+    auto list = enumerate_adapters(*b.registration);
+    if (!list) {
+      print_warning(list.error());
+      continue;
     }
-  } else {
-    auto sel = selector_from_env();
-    if (!sel) print_warning(sel.error());
-    for (const auto& b : registered_backends()) {
-      if (!b.dispatches) continue;
-      auto list = enumerate_adapters(*b.registration);
-      if (!list) {
-        print_warning(list.error());
-        continue;
-      }
-      for (const auto& a : *list)
-        if (!sel || sel->judge(a).kept) targets.push_back({b.registration, a.ordinal, a.spec()});
-    }
+    for (const auto& a : *list)
+      if (!sel || sel->judge(a).kept) targets.push_back({b.registration, a.ordinal, a.spec()});
   }
+  return targets;
+}
 
-  if (const int status = check_requirements(o.require, nullptr); status != 0) return status;
-
-  progress bar;
-  bar.bar = o.progress;
-  bar.total = targets.size() * units_per_adapter(o);
-  std::vector<bench_result> results;
-  for (const auto& t : targets) {
-    bench_result res;
-    res.spec = t.spec;
-    bench_one(t, o, bar, res);
-    results.push_back(std::move(res));
-  }
-
-  say(render_tables(results, o));
-  auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
-  for (const auto& r : results)
-    for (const auto& e : r.errors) say_error(fmt::format("\n{}: {}\n", r.spec, e.message()));
-
-  if (o.save) {
-    std::vector<tuning_record> records;
-    for (const auto& r : results) {
-      if (r.figures.empty() || r.wrong) continue;
-      tuning_record rec;
-      rec.backend = r.info.backend;
-      rec.device = tuning_device_key(r.info);
-      rec.driver_version = r.info.driver_version;
-      rec.spec = r.spec;
-      rec.name = r.info.name;
-      rec.measured_at = utc_now();
-      rec.elements = o.size;
-      rec.reps = o.reps;
-      rec.figures = r.figures;
-      for (const auto& k : r.kernels) rec.kernels.push_back(k.choice);
-      for (const auto& s : r.shapes) {
-        if (!timed(s)) continue;
-        rec.sync_shapes.push_back({s.shape, *s.native_ns, *s.split_ns, s.decision.spread});
-      }
-      records.push_back(std::move(rec));
-    }
-    if (auto path = tuning_path(); !path) {
-      print_warning(path.error());
-    } else if (!records.empty()) {
-      // One true account: the save says whether it wrote, and a corrupt file
-      // it kept aside is named only once the new file is in place.
-      auto old = load_tuning(*path);
-      std::string kept;
-      if (auto ok = save_tuning(*path, records, &kept); !ok) {
-        print_warning(ok.error());
-      } else {
-        if (!kept.empty())
-          say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
-                                old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
-        say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
-      }
-    }
-  }
+// Returns the exit status the results give: wrong_result for a wrong result,
+// nothing_measured, said, for an adapter without figures or no adapter at all.
+int results_status(const std::vector<bench_result>& results) {
   bool wrong = false;
   for (const auto& r : results) {
     wrong = wrong || r.wrong || r.wrong_kernel;
@@ -538,17 +514,51 @@ int run_bench(const bench_options& o) {
                               "--adapter"));
     status = worse_status(status, nothing_measured);
   }
-  if (!o.svg.empty()) {
-    // The chart was asked for: not writing it is a failure, not a warning.
-    auto ok = detail::write_file(o.svg, render_svg(results, o), "the chart", "name a file in a folder you may write to");
-    if (!ok) {
-      say_error("\n");
-      print_error("roster-info bench", ok.error());
-      status = worse_status(status, output_failed);
-    } else {
-      say(fmt::format("wrote the chart to {}\n", o.svg));
-    }
+  return status;
+}
+
+// Writes the chart that --svg asked for; output_failed, said, when it could
+// not (a failure, not a warning), else 0.
+int write_chart(const std::vector<bench_result>& results, const bench_options& o) {
+  auto ok = detail::write_file(o.svg, render_svg(results, o), "the chart", "name a file in a folder you may write to");
+  if (!ok) {
+    say_error("\n");
+    print_error("roster-info bench", ok.error());
+    return output_failed;
   }
+  say(fmt::format("wrote the chart to {}\n", o.svg));
+  return 0;
+}
+
+}  // namespace
+
+int run_bench(const bench_options& o) {
+  std::vector<target> targets;
+  if (!o.adapters.empty()) {
+    if (const int status = named_targets(o.adapters, targets); status != 0) return status;
+  } else {
+    targets = selected_targets();
+  }
+
+  if (const int status = check_requirements(o.require, nullptr); status != 0) return status;
+
+  progress bar;
+  bar.bar = o.progress;
+  bar.total = targets.size() * units_per_adapter(o);
+  std::vector<bench_result> results;
+  for (const auto& t : targets) {
+    bench_result res;
+    res.spec = t.spec;
+    bench_one(t, o, bar, res);
+    results.push_back(std::move(res));
+  }
+
+  say(render_tables(results, o));
+  for (const auto& r : results)
+    for (const auto& e : r.errors) say_error(fmt::format("\n{}: {}\n", r.spec, e.message()));
+  if (o.save) save_bench_records(results, o);
+  int status = results_status(results);
+  if (!o.svg.empty()) status = worse_status(status, write_chart(results, o));
   if (!stdout_written("the bench results")) status = worse_status(status, output_failed);
   return status;
 }

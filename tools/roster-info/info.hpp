@@ -222,6 +222,9 @@ int check_requirements(const std::vector<std::string>& require, const std::vecto
 int run_bind(bool pin);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
+/// Writes the tuning record of each adapter with figures and no wrong result
+/// into the tuning file and says so; a failure is a warning.
+void save_bench_records(const std::vector<bench_result>& results, const bench_options& options);
 /// Returns the tables of bench results: GB/s per op and type, grid sync per
 /// program shape, kernel variants (the last two where there are any).
 std::string render_tables(const std::vector<bench_result>& results, const bench_options& options);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <optional>
 
 namespace roster {
 
@@ -52,6 +53,177 @@ struct tune_buffers {
   tune_buffers& operator=(const tune_buffers&) = delete;
 };
 
+// A tuning run: the variants of one op on one device, each a program over the
+// same buffers, which every run starts from the same inputs.
+struct tune_run {
+  device& d;
+  element_type type;
+  std::string what;  // the context every error starts with
+  std::span<const kernel_param> sig;
+  tune_buffers bufs;
+  std::vector<std::vector<double>> inputs;  // one for each buffer parameter
+  std::vector<program> programs;            // one for each variant
+  std::size_t base_at = 0;                  // the default variant's program
+  tune_run(device& dev, element_type t, std::string context, std::span<const kernel_param> signature)
+      : d(dev), type(t), what(std::move(context)), sig(signature), bufs(dev) {}
+};
+
+// Allocates a buffer of `size` elements for each buffer parameter, with its fixed input.
+ROSTER_INLINE expected<void> allocate_tune_buffers(tune_run& run, std::size_t size) {
+  for (std::size_t i = 0; i < run.sig.size(); ++i) {
+    if (!run.sig[i].is_buffer) continue;
+    auto b = run.d.allocate(run.type, size);
+    if (!b) return std::move(b).error().prepend(run.what);
+    run.bufs.list.push_back(*b);
+    std::vector<double> in(size);
+    for (std::size_t k = 0; k < size; ++k) in[k] = tune_input(i, k);
+    run.inputs.push_back(std::move(in));
+  }
+  return {};
+}
+
+// Returns the scalars of a call whose caller gave none: 0.5 for a float, 1 for an integer.
+ROSTER_INLINE std::vector<scalar_arg> default_tune_scalars(std::span<const kernel_param> sig) {
+  std::vector<scalar_arg> scalars;
+  for (const auto& p : sig)
+    if (!p.is_buffer)
+      scalars.push_back(p.scalar == scalar_type::f32   ? scalar_arg(0.5f)
+                        : p.scalar == scalar_type::f64 ? scalar_arg(0.5)
+                        : p.scalar == scalar_type::i32 ? scalar_arg(std::int32_t{1})
+                                                       : scalar_arg(std::uint32_t{1}));
+  return scalars;
+}
+
+// Builds one program for each variant in `entries`, a call of `op` over the
+// run's buffers, and notes which one is the default `base`.
+ROSTER_INLINE void build_tune_programs(tune_run& run, std::span<const kernel_entry* const> entries,
+                                       const kernel_entry* base, std::string_view op,
+                                       std::span<const scalar_arg> scalars, std::size_t extent) {
+  run.programs.resize(entries.size());
+  for (std::size_t v = 0; v < entries.size(); ++v) {
+    if (entries[v] == base) run.base_at = v;
+    run.programs[v].call(op, run.bufs.list, scalars, call_options{extent, entries[v]->variant});
+  }
+}
+
+// Uploads each buffer's input in the run's element type.
+ROSTER_INLINE expected<void> upload_tune_inputs(tune_run& run) {
+  for (std::size_t i = 0; i < run.bufs.list.size(); ++i) {
+    expected<void> ok;
+    if (run.type == element_type::f64) {
+      ok = run.d.upload(run.bufs.list[i], std::span<const double>(run.inputs[i]));
+    } else {
+      std::vector<float> f(run.inputs[i].begin(), run.inputs[i].end());
+      ok = run.d.upload(run.bufs.list[i], std::span<const float>(f));
+    }
+    if (!ok) return ok;
+  }
+  return {};
+}
+
+// Returns the outputs: every buffer the signature does not only read, in double.
+ROSTER_INLINE expected<std::vector<std::vector<double>>> download_tune_outputs(tune_run& run) {
+  std::vector<std::vector<double>> out;
+  std::size_t bi = 0;
+  for (const auto& p : run.sig) {
+    if (!p.is_buffer) continue;
+    const buffer& b = run.bufs.list[bi++];
+    if (p.mode == access::read) continue;
+    std::vector<double> got(b.size);
+    if (run.type == element_type::f64) {
+      if (auto ok = run.d.download(b, std::span<double>(got)); !ok) return std::move(ok).error();
+    } else {
+      std::vector<float> f(b.size);
+      if (auto ok = run.d.download(b, std::span<float>(f)); !ok) return std::move(ok).error();
+      std::copy(f.begin(), f.end(), got.begin());
+    }
+    out.push_back(std::move(got));
+  }
+  return out;
+}
+
+// Runs variant v once from the inputs and returns its outputs. Also its warm-up.
+ROSTER_INLINE expected<std::vector<std::vector<double>>> checked_tune_run(tune_run& run, std::size_t v) {
+  if (auto ok = upload_tune_inputs(run); !ok) return std::move(ok).error();
+  if (auto ok = run.d.dispatch(run.programs[v]); !ok) return std::move(ok).error();
+  if (auto ok = run.d.synchronize(); !ok) return std::move(ok).error();
+  return download_tune_outputs(run);
+}
+
+// Returns the outputs of the caller's host function `reference` over the
+// run's inputs, with the scalars converted as the default variant gets them.
+ROSTER_INLINE expected<std::vector<std::vector<double>>> host_tune_reference(const tune_run& run,
+                                                                             host_kernel_fn reference,
+                                                                             const kernel_entry& base,
+                                                                             std::span<const scalar_arg> scalars,
+                                                                             std::size_t extent) {
+  std::vector<scalar_arg> conv(scalars.size());
+  convert_scalars(base, *run.programs[run.base_at].steps().front().call, conv);
+  return run.type == element_type::f64 ? host_reference<double>(reference, run.sig, run.inputs, conv, extent)
+                                       : host_reference<float>(reference, run.sig, run.inputs, conv, extent);
+}
+
+// Returns why the outputs `got` of `variant` are wrong: the first element
+// that differs from `want` beyond the element type's tolerance; none when
+// every element matches. `reference` names where `want` came from ("" for
+// the caller's host function).
+ROSTER_INLINE std::optional<error> wrong_tune_output(const tune_run& run, const std::string& variant,
+                                                     const std::vector<std::vector<double>>& got,
+                                                     const std::vector<std::vector<double>>& want,
+                                                     const std::string& reference) {
+  const double tol = run.type == element_type::f64 ? 1e-12 : 1e-5;
+  for (std::size_t b = 0; b < got.size(); ++b)
+    for (std::size_t i = 0; i < got[b].size(); ++i) {
+      const double g = got[b][i], w = want[b][i];
+      if (std::fabs(g - w) <= tol * std::max(std::fabs(w), 1.0)) continue;
+      return error(errc::device_fault,
+                   run.what + ": variant '" + variant + "' is wrong: output " + std::to_string(b) + " element " +
+                       std::to_string(i) + " is " + fixed(g, 9) + ", the reference " + reference + "gives " +
+                       fixed(w, 9) + "; it is never chosen",
+                   "fix the variant's kernel (its tests should compare it with the default), or unregister it");
+    }
+  return std::nullopt;
+}
+
+// Runs each variant once and checks its outputs against `want` (the default
+// too, when the caller gave the reference); marks the variants whose result
+// differs wrong.
+ROSTER_INLINE expected<void> check_tune_variants(tune_run& run, const std::vector<std::vector<double>>& want,
+                                                 bool caller_reference, std::string_view default_variant,
+                                                 std::vector<variant_timing>& variants) {
+  const std::string reference =
+      caller_reference ? std::string("") : "(variant '" + std::string(default_variant) + "') ";
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    auto& t = variants[v];
+    if (v == run.base_at && !caller_reference) continue;
+    auto got = checked_tune_run(run, v);
+    if (!got) return std::move(got).error().prepend(run.what);
+    t.wrong = wrong_tune_output(run, t.variant, *got, want, reference);
+    if (t.wrong) trace("tuning: " + t.wrong->message());
+  }
+  return {};
+}
+
+// Times each variant not marked wrong `reps` times, the variants interleaved
+// so a drift of the machine hits all, and fills in its median and spread.
+ROSTER_INLINE expected<void> time_tune_variants(tune_run& run, std::uint32_t reps,
+                                                std::vector<variant_timing>& variants) {
+  if (auto ok = upload_tune_inputs(run); !ok) return std::move(ok).error().prepend(run.what);
+  for (std::uint32_t r = 0; r < reps; ++r)
+    for (std::size_t v = 0; v < variants.size(); ++v) {
+      if (variants[v].wrong) continue;
+      auto t = run.d.timed_dispatch(run.programs[v]);
+      if (!t) return std::move(t).error().prepend(run.what);
+      variants[v].ns.push_back(static_cast<double>(std::max<std::int64_t>(t->count(), 1)));
+    }
+  for (auto& t : variants) {
+    if (t.wrong) continue;
+    const auto s = summarize(t.ns);
+    t.median_ns = s.median;
+    t.spread = s.spread;
+  }
+  return {};
+}
 }  // namespace detail
 
 ROSTER_INLINE kernel_choice choose_variant(std::span<const variant_timing> variants, std::string_view baseline,
@@ -90,139 +262,39 @@ ROSTER_INLINE expected<kernel_tuning> tune_kernel(device& d, std::string_view op
   if (size == 0 || o.reps == 0)
     return make_error(errc::invalid_argument, what + ": the size and the repetitions must be at least 1",
                       "pass a size of at least 1 element and reps of at least 1");
-  const auto sig = (*base)->signature;
 
   // Buffers of `size` elements with fixed inputs; the scalars given or defaults.
-  detail::tune_buffers bufs(d);
-  std::vector<std::vector<double>> inputs;
-  for (std::size_t i = 0; i < sig.size(); ++i) {
-    if (!sig[i].is_buffer) continue;
-    auto b = d.allocate(type, size);
-    if (!b) return std::move(b).error().prepend(what);
-    bufs.list.push_back(*b);
-    std::vector<double> in(size);
-    for (std::size_t k = 0; k < size; ++k) in[k] = detail::tune_input(i, k);
-    inputs.push_back(std::move(in));
-  }
-  std::vector<scalar_arg> scalars = o.scalars;
-  if (scalars.empty())
-    for (const auto& p : sig)
-      if (!p.is_buffer)
-        scalars.push_back(p.scalar == scalar_type::f32   ? scalar_arg(0.5f)
-                          : p.scalar == scalar_type::f64 ? scalar_arg(0.5)
-                          : p.scalar == scalar_type::i32 ? scalar_arg(std::int32_t{1})
-                                                         : scalar_arg(std::uint32_t{1}));
-  auto upload_inputs = [&]() -> expected<void> {
-    for (std::size_t i = 0; i < bufs.list.size(); ++i) {
-      expected<void> ok;
-      if (type == element_type::f64) {
-        ok = d.upload(bufs.list[i], std::span<const double>(inputs[i]));
-      } else {
-        std::vector<float> f(inputs[i].begin(), inputs[i].end());
-        ok = d.upload(bufs.list[i], std::span<const float>(f));
-      }
-      if (!ok) return ok;
-    }
-    return {};
-  };
-  auto outputs = [&]() -> expected<std::vector<std::vector<double>>> {
-    std::vector<std::vector<double>> out;
-    std::size_t bi = 0;
-    for (const auto& p : sig) {
-      if (!p.is_buffer) continue;
-      const buffer& b = bufs.list[bi++];
-      if (p.mode == access::read) continue;
-      std::vector<double> got(b.size);
-      if (type == element_type::f64) {
-        if (auto ok = d.download(b, std::span<double>(got)); !ok) return std::move(ok).error();
-      } else {
-        std::vector<float> f(b.size);
-        if (auto ok = d.download(b, std::span<float>(f)); !ok) return std::move(ok).error();
-        std::copy(f.begin(), f.end(), got.begin());
-      }
-      out.push_back(std::move(got));
-    }
-    return out;
-  };
-
-  std::vector<program> programs(entries.size());
-  std::size_t base_at = 0;
-  for (std::size_t v = 0; v < entries.size(); ++v) {
-    if (entries[v] == *base) base_at = v;
-    programs[v].call(op, bufs.list, scalars, call_options{o.extent, entries[v]->variant});
-  }
-  auto extent = check_call(*programs[base_at].steps().front().call);
+  detail::tune_run run(d, type, what, (*base)->signature);
+  if (auto ok = detail::allocate_tune_buffers(run, size); !ok) return std::move(ok).error();
+  const std::vector<scalar_arg> scalars = o.scalars.empty() ? detail::default_tune_scalars(run.sig) : o.scalars;
+  detail::build_tune_programs(run, entries, *base, op, scalars, o.extent);
+  auto extent = check_call(*run.programs[run.base_at].steps().front().call);
   if (!extent) return std::move(extent).error().prepend(what);
 
   // The reference: the caller's host function, else the default variant's result.
   std::vector<std::vector<double>> want;
   if (o.reference != nullptr) {
-    std::vector<scalar_arg> conv(scalars.size());
-    convert_scalars(**base, *programs[base_at].steps().front().call, conv);
-    auto r = type == element_type::f64
-                 ? detail::host_reference<double>(o.reference, sig, inputs, conv, *extent)
-                 : detail::host_reference<float>(o.reference, sig, inputs, conv, *extent);
+    auto r = detail::host_tune_reference(run, o.reference, **base, scalars, *extent);
     if (!r) return std::move(r).error();
     want = std::move(*r);
   }
-
   kernel_tuning out;
   out.variants.resize(entries.size());
-  const double tol = type == element_type::f64 ? 1e-12 : 1e-5;
-  // One run of a variant from the inputs; its outputs. Also its warm-up.
-  auto checked_run = [&](std::size_t v) -> expected<std::vector<std::vector<double>>> {
-    if (auto ok = upload_inputs(); !ok) return std::move(ok).error();
-    if (auto ok = d.dispatch(programs[v]); !ok) return std::move(ok).error();
-    if (auto ok = d.synchronize(); !ok) return std::move(ok).error();
-    return outputs();
-  };
   for (std::size_t v = 0; v < entries.size(); ++v) {
     out.variants[v].variant = std::string(entries[v]->variant);
-    out.variants[v].is_default = v == base_at;
+    out.variants[v].is_default = v == run.base_at;
   }
   if (o.reference == nullptr) {
-    auto got = checked_run(base_at);
+    auto got = detail::checked_tune_run(run, run.base_at);
     if (!got) return std::move(got).error().prepend(what);
     want = std::move(*got);
   }
-  // Each variant against the reference (the default too, when the caller gave one).
-  for (std::size_t v = 0; v < entries.size(); ++v) {
-    auto& t = out.variants[v];
-    if (v == base_at && o.reference == nullptr) continue;
-    auto got = checked_run(v);
-    if (!got) return std::move(got).error().prepend(what);
-    for (std::size_t b = 0; b < got->size() && !t.wrong; ++b)
-      for (std::size_t i = 0; i < (*got)[b].size(); ++i) {
-        const double g = (*got)[b][i], w = want[b][i];
-        if (std::fabs(g - w) <= tol * std::max(std::fabs(w), 1.0)) continue;
-        t.wrong = error(errc::device_fault,
-                        what + ": variant '" + t.variant + "' is wrong: output " + std::to_string(b) + " element " +
-                            std::to_string(i) + " is " + detail::fixed(g, 9) + ", the reference " +
-                            (o.reference ? std::string("") : "(variant '" + std::string((*base)->variant) + "') ") +
-                            "gives " + detail::fixed(w, 9) + "; it is never chosen",
-                        "fix the variant's kernel (its tests should compare it with the default), or unregister it");
-        break;
-      }
-    if (t.wrong) detail::trace("tuning: " + t.wrong->message());
-  }
-  if (out.variants[base_at].wrong)
-    return *out.variants[base_at].wrong;  // nothing to compare with: no choice
+  if (auto ok = detail::check_tune_variants(run, want, o.reference != nullptr, (*base)->variant, out.variants); !ok)
+    return std::move(ok).error();
+  if (out.variants[run.base_at].wrong)
+    return *out.variants[run.base_at].wrong;  // nothing to compare with: no choice
 
-  // Timed runs, the variants interleaved so a drift of the machine hits all.
-  if (auto ok = upload_inputs(); !ok) return std::move(ok).error().prepend(what);
-  for (std::uint32_t r = 0; r < o.reps; ++r)
-    for (std::size_t v = 0; v < entries.size(); ++v) {
-      if (out.variants[v].wrong) continue;
-      auto t = d.timed_dispatch(programs[v]);
-      if (!t) return std::move(t).error().prepend(what);
-      out.variants[v].ns.push_back(static_cast<double>(std::max<std::int64_t>(t->count(), 1)));
-    }
-  for (auto& t : out.variants) {
-    if (t.wrong) continue;
-    const auto s = detail::summarize(t.ns);
-    t.median_ns = s.median;
-    t.spread = s.spread;
-  }
+  if (auto ok = detail::time_tune_variants(run, o.reps, out.variants); !ok) return std::move(ok).error();
   out.choice = choose_variant(out.variants, (*base)->variant, o.min_gain);
   out.choice.op = std::string(op);
   out.choice.type = type;

@@ -1,0 +1,70 @@
+// roster-info bench: the tuning records it writes.
+
+#include "info.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace roster::info {
+
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Returns the tuning record of each adapter with figures and no wrong result.
+std::vector<tuning_record> records_of(const std::vector<bench_result>& results, const bench_options& o) {
+  auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
+  std::vector<tuning_record> records;
+  for (const auto& r : results) {
+    if (r.figures.empty() || r.wrong) continue;
+    tuning_record rec;
+    rec.backend = r.info.backend;
+    rec.device = tuning_device_key(r.info);
+    rec.driver_version = r.info.driver_version;
+    rec.spec = r.spec;
+    rec.name = r.info.name;
+    rec.measured_at = utc_now();
+    rec.elements = o.size;
+    rec.reps = o.reps;
+    rec.figures = r.figures;
+    for (const auto& k : r.kernels) rec.kernels.push_back(k.choice);
+    for (const auto& s : r.shapes) {
+      if (!timed(s)) continue;
+      rec.sync_shapes.push_back({s.shape, *s.native_ns, *s.split_ns, s.decision.spread});
+    }
+    records.push_back(std::move(rec));
+  }
+  return records;
+}
+
+}  // namespace
+
+void save_bench_records(const std::vector<bench_result>& results, const bench_options& o) {
+  const std::vector<tuning_record> records = records_of(results, o);
+  if (auto path = tuning_path(); !path) {
+    print_warning(path.error());
+  } else if (!records.empty()) {
+    // One true account: the save says whether it wrote, and a corrupt file
+    // it kept aside is named only once the new file is in place.
+    auto old = load_tuning(*path);
+    std::string kept;
+    if (auto ok = save_tuning(*path, records, &kept); !ok) {
+      print_warning(ok.error());
+    } else {
+      if (!kept.empty())
+        say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
+                              old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
+      say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
+    }
+  }
+}
+
+}  // namespace roster::info
