@@ -4,6 +4,7 @@
 // cache, timing and the error paths. Results of every op in both types are
 // the shared op body's job (ops_test.cpp).
 #include <roster/acquire.hpp>
+#include <roster/circuits.hpp>
 #include <roster/backends/opencl.hpp>
 #include <roster/backends/opencl/detail/testing.hpp>
 
@@ -228,6 +229,45 @@ TEST(opencl_backend, a_malformed_knob_is_an_error_naming_it) {
   EXPECT_NE(d.error().what().find("ROSTER_OPENCL_VECTOR='sometimes'"), std::string_view::npos) << d.error().message();
   EXPECT_NE(d.error().message().find("\nFix: "), std::string::npos);
   EXPECT_TRUE(roster::acquire("opencl:0"));
+}
+
+}  // namespace
+
+namespace {
+
+// One physical device seen through OpenCL and another API is one circuit:
+// the same UUID, the same PCI address, or the host CPU (PoCL beside lavapipe
+// and the CPU backend in CI; an H200 beside cuda:0 and vulkan:0 on a GPU node).
+TEST(opencl_backend, joins_the_circuit_of_the_device_it_shares) {
+  auto all = roster::circuits();
+  ASSERT_TRUE(all) << all.error().message();
+  auto circuit_of = [&](const std::string& spec) -> int {
+    for (std::size_t i = 0; i < all->size(); ++i) {
+      const roster::circuit& c = (*all)[i];
+      if (c.adapter.spec() == spec) return static_cast<int>(i);
+      for (const auto& a : c.alternates)
+        if (a.spec() == spec) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  std::vector<roster::adapter_info> others;
+  for (const auto& b : roster::registered_backends())
+    if (b.id() != "opencl")
+      if (auto listed = roster::enumerate_adapters(*b.registration))
+        others.insert(others.end(), listed->begin(), listed->end());
+  auto mine = roster::opencl::backend::enumerate();
+  ASSERT_TRUE(mine);
+  int pairs = 0;
+  for (const auto& a : *mine)
+    for (const auto& o : others) {
+      const bool same = (a.has_uuid() && a.uuid == o.uuid) || (!a.pci_address.empty() && a.pci_address == o.pci_address) ||
+                        (a.type == roster::device_type::cpu && o.type == roster::device_type::cpu);
+      if (!same) continue;
+      ++pairs;
+      EXPECT_NE(circuit_of(a.spec()), -1) << a.spec() << " is in no circuit";
+      EXPECT_EQ(circuit_of(a.spec()), circuit_of(o.spec())) << a.spec() << " and " << o.spec() << " are one device";
+    }
+  if (pairs == 0) GTEST_SKIP() << "no other API sees a device that OpenCL sees here";
 }
 
 }  // namespace
