@@ -89,6 +89,11 @@ constinit const roster::kernel_entry huge_local_entry =
 ROSTER_KERNEL(huge_local_entry);
 
 void cpu_only(const roster::kernel_args&, std::size_t, std::size_t) {}
+// An entry for the OpenCL backend that carries another backend's payload.
+constinit const roster::kernel_entry foreign_payload_entry = roster::kernel_entry_of<roster::write<float>>(
+    "foreign_payload", "opencl", "plain", roster::default_variant,
+    roster::payload_of(&roster::host_kernel_of<&cpu_only>));
+ROSTER_KERNEL(foreign_payload_entry);
 constinit const roster::kernel_entry cpu_only_entry = roster::kernel_entry_of<roster::write<float>>(
     "cpu_only", "cpu", "plain", roster::default_variant, roster::payload_of(&roster::host_kernel_of<&cpu_only>));
 ROSTER_KERNEL(cpu_only_entry);
@@ -222,6 +227,10 @@ TEST(OpenclKernels, SourcesThatDoNotBuildAreRefusedWithTheCompilersWord) {
 TEST(OpenclKernels, AKernelWithoutAnOpenclEntryIsRefused) {
   auto dev = open_opencl();
   ASSERT_TRUE(dev);
+  auto foreign = refused(*dev, "foreign_payload");
+  EXPECT_EQ(foreign.code(), roster::errc::invalid_argument);
+  EXPECT_NE(foreign.what().find("has no OpenCL C source"), std::string_view::npos) << foreign.message();
+  EXPECT_NE(foreign.fix().find("roster::opencl::kernel"), std::string_view::npos) << foreign.message();
   auto e = refused(*dev, "cpu_only");
   EXPECT_NE(e.message().find("no kernel for op 'cpu_only' over float on backend 'opencl'"), std::string::npos)
       << e.message();
