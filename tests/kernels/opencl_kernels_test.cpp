@@ -4,6 +4,7 @@
 // signature, that do not compile or are not in their source, refused with a Fix.
 #include <roster/acquire.hpp>
 #include <roster/backends/opencl.hpp>
+#include <roster/backends/opencl/detail/testing.hpp>
 #include <roster/kernels.hpp>
 #include <roster/variants.hpp>
 
@@ -235,6 +236,20 @@ TEST(OpenclKernels, AKernelWithoutAnOpenclEntryIsRefused) {
   EXPECT_NE(e.message().find("no kernel for op 'cpu_only' over float on backend 'opencl'"), std::string::npos)
       << e.message();
   EXPECT_NE(e.fix().find("(cpu)"), std::string_view::npos) << e.message();
+}
+
+// The spellings drivers report a parameter's type in (PoCL's are checked above).
+TEST(OpenclKernels, ParameterTypesAreComparedWithoutQualifiersOrLongSpellings) {
+  using roster::opencl::detail::kernel_type_name;
+  EXPECT_EQ(kernel_type_name("double*"), "double*");
+  EXPECT_EQ(kernel_type_name("const double*"), "double*");
+  EXPECT_EQ(kernel_type_name("__global const float *"), "float*");
+  EXPECT_EQ(kernel_type_name("float* restrict"), "float*");
+  EXPECT_EQ(kernel_type_name("unsigned int"), "uint");
+  EXPECT_EQ(kernel_type_name("unsigned long"), "ulong");
+  EXPECT_EQ(kernel_type_name("ulong"), "ulong");
+  EXPECT_EQ(kernel_type_name("int"), "int");
+  EXPECT_EQ(kernel_type_name("double2*"), "double2*");
 }
 
 // Variants and measured choice: a second variant of the float axpy (the same

@@ -30,9 +30,10 @@ expected<void> device::init() {
 
   // The largest power of two up to 256 that the device runs in one work-group.
   local_ = std::min<std::size_t>(group_size, std::bit_floor(std::max<std::size_t>(p_.max_work_group, 1)));
-  // Enough work-groups to fill a GPU while the dot's partial sums stay few; on
-  // a CPU (PoCL) each work-group is a thread's loop, so a few per core.
-  const std::size_t per_unit = p_.info.type == device_type::cpu ? 2 : 8;
+  // Enough work-groups to fill a GPU (16 per compute unit: 2048 on an H200,
+  // as the Vulkan backend runs its dot) while the dot's partial sums stay few;
+  // on a CPU (PoCL) each work-group is a thread's loop, so a few per core.
+  const std::size_t per_unit = p_.info.type == device_type::cpu ? 4 : 16;
   dot_groups_ = std::clamp<std::size_t>(std::size_t{p_.info.compute_units} * per_unit, 1, max_dot_groups);
   // Test and tuning knob: ROSTER_OPENCL_VECTOR=0 moves one element per work-item and step.
   auto vectors = env::flag("ROSTER_OPENCL_VECTOR");

@@ -96,6 +96,7 @@ expected<void> device::run_pass(std::span<const step* const> steps, timing& t) {
   layout.buffers = static_cast<unsigned>(slots.size());
   // 32-bit indices while v + the global size cannot wrap.
   layout.wide = wide_index_ || longest >= (std::size_t{1} << 31);
+  layout.runs = p_.info.type == device_type::cpu && steps.back()->op == op::dot;
   auto kernel = pass_kernel(layout);
   if (!kernel) return std::move(kernel).error();
   const cl_kernel k = *kernel;

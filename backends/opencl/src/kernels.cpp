@@ -49,11 +49,24 @@ std::string expected_type(const kernel_param& p) {
   return "?";
 }
 
-// Spellings of one type that implementations report for "uint" and "ulong".
-std::string normalized_type(std::string t) {
-  t.erase(std::remove(t.begin(), t.end(), ' '), t.end());
-  if (t == "unsignedint") return "uint";
-  if (t == "unsignedlong") return "ulong";
+// A reported type name as the checks compare it: qualifiers some
+// implementations leave in dropped ("const double*" -> "double*"), and the
+// long spellings of uint and ulong shortened.
+std::string normalized_type(const std::string& reported) {
+  std::string words, t;
+  for (char c : reported) words += c == '*' ? std::string(" * ") : std::string(1, c);
+  std::size_t at = 0;
+  while (at < words.size()) {
+    const std::size_t end = std::min(words.find(' ', at), words.size());
+    const std::string w = words.substr(at, end - at);
+    at = end + 1;
+    if (w.empty() || w == "const" || w == "restrict" || w == "__restrict" || w == "volatile" || w == "global" ||
+        w == "__global")
+      continue;
+    t += (t.empty() || w == "*" ? "" : " ") + w;
+  }
+  if (t == "unsigned int") return "uint";
+  if (t == "unsigned long") return "ulong";
   return t;
 }
 
@@ -191,6 +204,8 @@ activity_counters& counters() noexcept {
   static activity_counters c;
   return c;
 }
+
+std::string kernel_type_name(const std::string& reported) { return normalized_type(reported); }
 
 activity activity_so_far() noexcept {
   return {counters().kernels_enqueued.load(std::memory_order_relaxed),

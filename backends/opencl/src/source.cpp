@@ -68,6 +68,7 @@ std::string pass_layout::key() const {
   k += type == element_type::f64 ? 'd' : 'f';
   k += number(width);
   k += wide ? 'l' : 'u';
+  k += runs ? 'r' : 's';
   k += number(buffers);
   for (const auto& st : steps) {
     k += '|';
@@ -104,7 +105,16 @@ std::string pass_source(const pass_layout& layout, std::size_t local) {
   if (layout.has_dot()) s += ", global " + t + "* restrict partial";
   s += ") {\n";
   if (layout.has_dot()) s += "  local " + t + " sums[" + number(local) + "];\n  " + t + " acc = 0;\n  " + vt + " vacc = (" + vt + ")(0);\n";
-  s += "  for (" + index + " v = (" + index + ")get_global_id(0); v < nv; v += (" + index + ")get_global_size(0)) {\n";
+  if (layout.runs) {
+    // A CPU runs a work-group's items one after another: each takes adjacent
+    // vectors, so the caches and the prefetcher see one stream per item.
+    s += "  const " + index + " per = (nv + (" + index + ")get_global_size(0) - 1) / (" + index + ")get_global_size(0);\n";
+    s += "  const " + index + " first = (" + index + ")get_global_id(0) * per;\n";
+    s += "  const " + index + " last = min(first + per, nv);\n";
+    s += "  for (" + index + " v = first; v < last; ++v) {\n";
+  } else {
+    s += "  for (" + index + " v = (" + index + ")get_global_id(0); v < nv; v += (" + index + ")get_global_size(0)) {\n";
+  }
   if (w > 1) s += "    const " + index + " e = v * " + number(w) + ";\n";
   for (std::size_t k = 0; k < layout.steps.size(); ++k) {
     const pass_step& st = layout.steps[k];

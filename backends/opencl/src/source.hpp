@@ -27,6 +27,8 @@ struct pass_layout {
   element_type type = element_type::f32;
   unsigned width = 1;    ///< elements one work-item moves per step: 1, or a 16-byte vector
   bool wide = false;     ///< 64-bit indices (a step longer than 2^31 elements)
+  bool runs = false;     ///< each work-item takes a run of adjacent vectors (CPU devices), not every
+                         ///< global-size-th one (GPUs, where neighbouring work-items load together)
   unsigned buffers = 0;  ///< distinct buffers
   std::vector<pass_step> steps;  ///< element-wise, then at most one dot, last
   /// Returns a short text naming the layout, the key of the kernel cache.

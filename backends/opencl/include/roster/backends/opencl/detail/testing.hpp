@@ -4,6 +4,7 @@
 #include <roster/config.hpp>
 
 #include <cstdint>
+#include <string>
 
 namespace roster::opencl::detail {
 
@@ -16,5 +17,10 @@ struct activity {
 /// Returns the counts, so a test can tell how many kernels a program became
 /// (fusion) and whether a program was built again (the kernel cache).
 ROSTER_API activity activity_so_far() noexcept;
+
+/// Returns a kernel parameter's type name as the parameter check compares it
+/// (what clGetKernelArgInfo reported, qualifiers dropped, "unsigned int" as
+/// "uint"), so a test can try the spellings other drivers use.
+ROSTER_API std::string kernel_type_name(const std::string& reported);
 
 }  // namespace roster::opencl::detail
