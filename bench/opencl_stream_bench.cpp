@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
                  : std::size_t{1} << 20;
   std::printf("opencl %s: %s (%s, %s, pci %s, %.1f GiB), driver %s; n = %zu, median of %d timed runs\n",
               opts.opencl.c_str(), cl_adapter.name.c_str(), std::string(roster::to_string(cl_adapter.type)).c_str(),
-              cl_adapter.uuid_string().c_str(), cl_adapter.pci_address.empty() ? "-" : cl_adapter.pci_address.c_str(),
+              cl_adapter.has_uuid() ? cl_adapter.uuid_string().c_str() : "no uuid", cl_adapter.pci_address.empty() ? "-" : cl_adapter.pci_address.c_str(),
               static_cast<double>(cl_adapter.memory_bytes) / (1 << 30), cl_adapter.driver_version.c_str(), opts.n,
               opts.runs);
 
