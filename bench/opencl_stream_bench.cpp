@@ -106,27 +106,15 @@ bool parse_flag(const char* arg, const char* name, std::string& out) {
   return true;
 }
 
-}  // namespace
+// One opened device and the backend name its figures carry.
+struct opened {
+  std::string name;
+  std::unique_ptr<roster::device> device;
+};
 
-int main(int argc, char** argv) {
-  std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    std::string v;
-    if (parse_flag(argv[i], "--n", v)) opts.n = std::strtoull(v.c_str(), nullptr, 0);
-    else if (parse_flag(argv[i], "--runs", v)) opts.runs = std::max(1, std::atoi(v.c_str()));
-    else if (parse_flag(argv[i], "--opencl", v)) opts.opencl = v;
-    else if (parse_flag(argv[i], "--cuda", v)) opts.cuda = v;
-    else rest.push_back(argv[i]);
-  }
-  int rest_argc = static_cast<int>(rest.size());
-  benchmark::Initialize(&rest_argc, rest.data());
-
-  // Open the OpenCL device and, when it is linked and opens, the CUDA one.
-  struct opened {
-    std::string name;
-    std::unique_ptr<roster::device> device;
-  };
-  std::vector<opened> devices;
+// Opens the OpenCL device (the one --opencl names, else as the header says)
+// and, when the CUDA backend is linked and opens, the CUDA baseline after it.
+bool open_devices(std::vector<opened>& devices) {
   std::unique_ptr<roster::device> cuda;
   if (roster::find_backend("cuda") != nullptr) {
     if (auto cu = roster::acquire(opts.cuda)) cuda = std::move(*cu);
@@ -146,16 +134,57 @@ int main(int argc, char** argv) {
   auto cl = roster::acquire(opts.opencl);
   if (!cl) {
     std::fprintf(stderr, "opencl_stream_bench: %s\n", cl.error().message().c_str());
-    return 1;
+    return false;
   }
-  const roster::adapter_info cl_adapter = (*cl)->adapter();
   devices.push_back({"opencl", std::move(*cl)});
   if (cuda) {
-    const bool same = cuda->adapter().uuid == cl_adapter.uuid;
+    const bool same = cuda->adapter().uuid == devices.front().device->adapter().uuid;
     std::printf("baseline %s: %s%s\n", opts.cuda.c_str(), cuda->adapter().name.c_str(),
                 same ? " (same device as the OpenCL adapter, by UUID)" : " (NOT the OpenCL adapter's device)");
     devices.push_back({"cuda", std::move(cuda)});
   }
+  return true;
+}
+
+// Prints the table: OpenCL beside the CUDA baseline, the ratio, and whether within 5%.
+void print_table(bool have_cuda) {
+  std::printf("\n| type (n = %zu) | op | opencl GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | opencl/cuda |" : "");
+  std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
+  int slower = 0;
+  for (auto t : {roster::element_type::f32, roster::element_type::f64})
+    for (auto o : stream_ops) {
+      auto v = results.find(key("opencl", t, o));
+      if (v == results.end()) continue;
+      std::printf(v->second.gbs < 100 ? "| %s | %s | %.2f |" : "| %s | %s | %.0f |",
+                  std::string(roster::to_string(t)).c_str(), std::string(roster::to_string(o)).c_str(), v->second.gbs);
+      if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
+        const double ratio = v->second.gbs / c->second.gbs;
+        if (ratio < 0.95) ++slower;
+        std::printf(" %.0f | %.3f%s |", c->second.gbs, ratio, ratio < 0.95 ? " (more than 5% slower)" : "");
+      }
+      std::printf("\n");
+    }
+  if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (parse_flag(argv[i], "--n", v)) opts.n = std::strtoull(v.c_str(), nullptr, 0);
+    else if (parse_flag(argv[i], "--runs", v)) opts.runs = std::max(1, std::atoi(v.c_str()));
+    else if (parse_flag(argv[i], "--opencl", v)) opts.opencl = v;
+    else if (parse_flag(argv[i], "--cuda", v)) opts.cuda = v;
+    else rest.push_back(argv[i]);
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  benchmark::Initialize(&rest_argc, rest.data());
+
+  std::vector<opened> devices;
+  if (!open_devices(devices)) return 1;
+  const roster::adapter_info cl_adapter = devices.front().device->adapter();
   if (opts.n == 0)
     opts.n = cl_adapter.type == roster::device_type::discrete_gpu ||
                      cl_adapter.type == roster::device_type::integrated_gpu
@@ -205,25 +234,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 
-  // The table: OpenCL beside the CUDA baseline, ratio, within 5%?
-  const bool have_cuda = devices.size() > 1;
-  std::printf("\n| type (n = %zu) | op | opencl GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | opencl/cuda |" : "");
-  std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
-  int slower = 0;
-  for (auto t : {roster::element_type::f32, roster::element_type::f64})
-    for (auto o : stream_ops) {
-      auto v = results.find(key("opencl", t, o));
-      if (v == results.end()) continue;
-      std::printf(v->second.gbs < 100 ? "| %s | %s | %.2f |" : "| %s | %s | %.0f |",
-                  std::string(roster::to_string(t)).c_str(), std::string(roster::to_string(o)).c_str(), v->second.gbs);
-      if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
-        const double ratio = v->second.gbs / c->second.gbs;
-        if (ratio < 0.95) ++slower;
-        std::printf(" %.0f | %.3f%s |", c->second.gbs, ratio, ratio < 0.95 ? " (more than 5% slower)" : "");
-      }
-      std::printf("\n");
-    }
-  if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
+  print_table(devices.size() > 1);
   for (auto& s : sets)
     for (auto* b : {&s->a, &s->b, &s->c, &s->r}) (void)s->device->release(*b);
   return 0;
