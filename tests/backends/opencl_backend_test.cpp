@@ -160,17 +160,22 @@ TEST(opencl_backend, long_programs_are_cut_into_passes_in_order) {
   for (int i = 0; i < 40; ++i) want *= 1.5;
   for (double v : fetch<double>(*dev, x)) ASSERT_DOUBLE_EQ(v, want);
 
-  std::vector<buffer> from, to;
-  program copies;
-  for (int i = 0; i < 13; ++i) {  // 26 distinct buffers
-    from.push_back(*dev->allocate<double>(n));
-    to.push_back(*dev->allocate<double>(n));
-    copies.fill(from.back(), i).copy(to.back(), from.back());
+  // Nine adds over 27 distinct buffers: the first eight (24 buffers) are one
+  // kernel, the ninth another.
+  std::vector<buffer> a, b, c;
+  program fills, adds;
+  for (int i = 0; i < 9; ++i) {
+    a.push_back(*dev->allocate<double>(n));
+    b.push_back(*dev->allocate<double>(n));
+    c.push_back(*dev->allocate<double>(n));
+    fills.fill(a.back(), i).fill(b.back(), 100);
+    adds.add(c.back(), a.back(), b.back());
   }
+  ASSERT_TRUE(dev->dispatch(fills));
   before = kernels();
-  ASSERT_TRUE(dev->dispatch(copies));
+  ASSERT_TRUE(dev->dispatch(adds));
   EXPECT_EQ(kernels() - before, 2u);
-  for (int i = 0; i < 13; ++i) EXPECT_EQ(fetch<double>(*dev, to[i])[n - 1], i);
+  for (int i = 0; i < 9; ++i) EXPECT_EQ(fetch<double>(*dev, c[i])[n - 1], 100 + i);
 }
 
 TEST(opencl_backend, a_dot_into_its_own_input_and_a_longer_result) {
