@@ -17,6 +17,19 @@ ROSTER_USE_BACKEND(myhost);
 
 namespace {
 
+// A user's kernel for this backend: y[i] += a * x[i], registered in roster's
+// kernel inventory and called from a program by its op name.
+void axpy(const roster::kernel_args& args) {
+  double* y = args.data<double>(0);
+  const double* x = args.data<const double>(1);
+  for (std::size_t i = 0; i < args.extent; ++i) y[i] += args.scalar<double>(0) * x[i];
+}
+constinit const my_backend::kernel_function axpy_function{&axpy};
+constinit const roster::kernel_entry axpy_entry =
+    my_backend::kernel<roster::read_write<double>, roster::read<double>, roster::scalar<double>>(
+        "my_axpy", "plain", roster::default_variant, &axpy_function);
+ROSTER_KERNEL(axpy_entry);
+
 int failures = 0;
 
 void expect(bool ok, const std::string& what) {
@@ -63,6 +76,22 @@ void run_program(roster::device& dev, const char* type) {
   for (const auto& x : {*a, *b, *c, *r}) expect(dev.release(x).has_value(), std::string(type) + ": release");
 }
 
+// Calls the user's kernel between built-in steps: y = 1, then y += 2 x, then a
+// built-in step reads what it wrote.
+void run_user_kernel(roster::device& dev) {
+  constexpr std::size_t n = 100;
+  auto x = dev.allocate<double>(n), y = dev.allocate<double>(n), z = dev.allocate<double>(n);
+  if (!x || !y || !z) return expect(false, "kernel: allocate");
+  roster::program p;
+  p.fill(*x, 3.0).fill(*y, 1.0).call("my_axpy", {*y, *x}, {2.0}).add(*z, *y, *x);
+  auto ok = dev.dispatch(p);
+  expect(ok.has_value(), "kernel: dispatch: " + (ok ? std::string() : ok.error().message()));
+  std::vector<double> got(n);
+  expect(dev.download<double>(*z, got).has_value(), "kernel: download");
+  expect(got[0] == 10.0 && got[n - 1] == 10.0, "kernel: z = (1 + 2 * 3) + 3");
+  for (const auto& b : {*x, *y, *z}) expect(dev.release(b).has_value(), "kernel: release");
+}
+
 }  // namespace
 
 int main() {
@@ -74,6 +103,7 @@ int main() {
     return 1;
   }
   run_program<double>(**dev, "double");
+  run_user_kernel(**dev);
   run_program<float>(**dev, "float");
   expect(!roster::acquire("myhost:1").has_value(), "myhost:1 does not exist");
 

@@ -1,5 +1,6 @@
 // A 2-D 5-point Jacobi step as a user kernel: a CPU variant here, a Vulkan
-// one from jacobi.comp, two CUDA ones (plain, tiled) from jacobi.cu, all
+// one from jacobi.comp, an OpenCL one from jacobi_opencl.hpp, two CUDA ones
+// (plain, tiled) from jacobi.cu, all
 // registered in roster's kernel inventory. The program alternates two grids
 // for a number of steps, then sums the squares of the result with roster's
 // built-in dot; both are checked against a CPU reference.
@@ -23,6 +24,11 @@
 #  include <roster/backends/vulkan.hpp>
 
 #  include "jacobi.spv.h"
+#endif
+#if defined(STENCIL_OPENCL)
+#  include <roster/backends/opencl.hpp>
+
+#  include "jacobi_opencl.hpp"
 #endif
 
 // The CPU variant: each pool thread runs its share of the points.
@@ -48,6 +54,15 @@ constinit const roster::kernel_entry jacobi_vulkan =
     roster::vulkan::kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
                            roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant, &jacobi_spv);
 ROSTER_KERNEL(jacobi_vulkan);
+#endif
+
+#if defined(STENCIL_OPENCL)
+// The OpenCL variant: OpenCL C the device builds at the first call.
+constinit const roster::opencl::source jacobi_cl{stencil::jacobi_opencl, "jacobi", 64};
+constinit const roster::kernel_entry jacobi_opencl =
+    roster::opencl::kernel<roster::write<double>, roster::read<double>, roster::scalar<std::uint32_t>,
+                           roster::scalar<std::uint32_t>>("jacobi", "plain", roster::default_variant, &jacobi_cl);
+ROSTER_KERNEL(jacobi_opencl);
 #endif
 
 // Times every variant of "jacobi" on a device, each checked against the CPU

@@ -296,7 +296,7 @@ class GpuCheck(unittest.TestCase):
         os.makedirs(os.path.join(tmp, "bin"))
         fake(os.path.join(tmp, "bin", "nvidia-smi"), "", rc=9)
         env = {"OUT": out, "GPU_CHECK_SANITIZE": "0", "GPU_CHECK_VULKAN": "0", "GPU_CHECK_PLACEMENT": "0",
-               "GPU_CHECK_VULKAN_LOADER": "0",
+               "GPU_CHECK_VULKAN_LOADER": "0", "GPU_CHECK_OPENCL_LOADER": "0",
                "GPU_CHECK_ALLOW": allow, "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
                "PATH": os.path.join(tmp, "bin") + ":/usr/bin:/bin:" + os.path.dirname(sys.executable)}
         r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
@@ -311,6 +311,7 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "cuda_stream_bench"), r"FAIL +MISSING")
         self.assertRegex(line(table, "stream-compare"), r"FAIL +NOT RUN: BABELSTREAM_BIN and BABELSTREAM_COMMIT are not set")
         self.assertRegex(line(table, "nvidia-smi"), r"FAIL")
+        self.assertRegex(line(table, "opencl "), r"FAIL +MISSING: tests/backends/opencl_backend_test not built")
         self.assertRegex(table.strip().splitlines()[-2], r"^\d+ pass, 0 allowed, \d+ FAIL$")
 
         # A time budget spent: the parts that would start later are NOT RUN rows, and the table still comes.

@@ -4,6 +4,7 @@
 // calling thread. Its id is "myhost"; it is not roster's "cpu" backend.
 
 #include <roster/backend.hpp>
+#include <roster/kernels.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,20 @@
 #include <vector>
 
 namespace my_backend {
+
+/// The entry point of a user's kernel on this backend (its kernel payload): a
+/// host function over the whole index space of a call.
+struct kernel_function {
+  static constexpr std::uint64_t payload_id = roster::payload_id_of("my_backend::kernel_function/1");
+  void (*run)(const roster::kernel_args& args) = nullptr;
+};
+
+/// Returns a kernel entry of this backend with signature P..., for ROSTER_KERNEL.
+template <class... P>
+constexpr roster::kernel_entry kernel(std::string_view op, std::string_view variant, bool is_default,
+                                      const kernel_function* f) noexcept {
+  return roster::kernel_entry_of<P...>(op, "myhost", variant, is_default, roster::payload_of(f));
+}
 
 /// One opened adapter: buffers are host vectors, dispatch runs the steps in order.
 /// Not thread-safe: use one device per thread, or serialise the calls.
@@ -46,6 +61,7 @@ class device final : public roster::device {
   T* data(const roster::buffer& b);
   template <class T>
   void run(const roster::step& s);
+  [[nodiscard]] roster::expected<void> run_call(const roster::kernel_call& call);
 
   roster::adapter_info adapter_;
   std::unordered_map<std::uint32_t, memory> memory_;  // by slot
@@ -59,6 +75,7 @@ struct backend {
   static constexpr bool dispatches = true;
   static constexpr roster::op_set ops = roster::op_set::all();
   using device_type = my_backend::device;
+  using kernel_payload = kernel_function;  // what its users' kernel entries carry
   /// Opens adapter `ordinal`; there is only 0.
   [[nodiscard]] static roster::expected<std::unique_ptr<device_type>> open(roster::open_key, std::uint32_t ordinal);
   /// Lists the one adapter.

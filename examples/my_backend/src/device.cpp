@@ -113,8 +113,38 @@ void device::run(const roster::step& s) {
       break;
     }
     case roster::op::grid_sync: break;  // the steps before it are done already
-    case roster::op::call: break;       // never here: no user kernel is registered for this backend
+    case roster::op::call: break;       // dispatch_steps runs calls (run_call)
   }
+}
+
+// A user's kernel: the entry the call runs here (the variant it names, or the
+// default), its arguments built by the core, and the entry point called.
+roster::expected<void> device::run_call(const roster::kernel_call& call) {
+  auto entry = kernel_for(call);
+  if (!entry) return std::move(entry).error();
+  // A built-in op called by name, over another element type than the
+  // program's built-in steps (the core lowered the others to plain steps).
+  const roster::step builtin = roster::builtin_step(**entry, call);
+  if (builtin.op == roster::op::grid_sync) return {};
+  if (builtin.op != roster::op::call) {
+    if (builtin.out.type == roster::element_type::f32) run<float>(builtin);
+    else run<double>(builtin);
+    return {};
+  }
+  const kernel_function* f = (*entry)->payload_as<kernel_function>();
+  if (f == nullptr || f->run == nullptr)
+    return roster::make_error(roster::errc::invalid_argument,
+                              "myhost: kernel '" + call.op + "' has no entry point of this backend",
+                              "register it with my_backend::kernel, giving a kernel_function");
+  roster::call_arguments arguments;
+  auto args = arguments.build(**entry, call, [this](const roster::buffer& b) -> void* {
+    auto it = memory_.find(b.slot);
+    if (it == memory_.end()) return nullptr;
+    return b.type == roster::element_type::f32 ? static_cast<void*>(it->second.f32.data()) : it->second.f64.data();
+  });
+  if (!args) return std::move(args).error();
+  f->run(*args);
+  return {};
 }
 
 // The core validated the steps (buffers live and of one type, lengths agree,
@@ -122,6 +152,10 @@ void device::run(const roster::step& s) {
 roster::expected<void> device::dispatch_steps(std::span<const roster::step> steps) {
   for (const roster::step& s : steps) {
     if (s.op == roster::op::grid_sync) continue;
+    if (s.op == roster::op::call) {
+      if (auto ok = run_call(*s.call); !ok) return ok;
+      continue;
+    }
     if (s.out.type == roster::element_type::f32) run<float>(s);
     else run<double>(s);
   }

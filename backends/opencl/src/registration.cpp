@@ -1,0 +1,46 @@
+// The OpenCL backend's entry points, enumerate and open, and its registration.
+
+#include "device.hpp"
+
+#include <memory>
+#include <string>
+
+namespace roster::opencl {
+
+expected<std::vector<adapter_info>> backend::enumerate() {
+  if (detail::loader().failure) return std::vector<adapter_info>{};  // no loader: nothing to list
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error();
+  std::vector<adapter_info> out;
+  out.reserve(devices->size());
+  for (auto& p : *devices) out.push_back(std::move(p.info));
+  return out;
+}
+
+expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) {
+  const std::string spec = "opencl:" + std::to_string(ordinal);
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error().prepend(spec);
+  if (devices->empty())
+    return make_error(errc::unavailable,
+                      spec + ": the OpenCL ICD loader finds no platform with an OpenCL 1.2 device on this host",
+                      "install an OpenCL driver (Debian: pocl-opencl-icd for the CPU, or the GPU vendor's) so that "
+                      "an ICD file names it in /etc/OpenCL/vendors (or in the folder OCL_ICD_VENDORS names), " +
+                          std::string(detail::exclude_hint));
+  if (ordinal >= devices->size())
+    return make_error(errc::not_found,
+                      spec + ": no such adapter; this host has " + std::to_string(devices->size()) +
+                          " OpenCL adapter" + (devices->size() == 1 ? "" : "s"),
+                      "use an ordinal below " + std::to_string(devices->size()) + " (roster-info lists them)");
+  auto d = std::make_unique<device>(std::move((*devices)[ordinal]));
+  if (auto ok = d->init(); !ok) return std::move(ok).error();
+  return d;
+}
+
+}  // namespace roster::opencl
+
+// Its built-in ops become kernel entries with no entry point of their own: a
+// call of one runs as a step of the backend's own passes (device::dispatch
+// maps it onto the built-in step).
+ROSTER_REGISTER_BACKEND(roster::opencl::backend);
+ROSTER_DEFINE_BACKEND_ANCHOR(opencl);
