@@ -472,7 +472,7 @@ int run_bench(const bench_options& o) {
   say(render_tables(results, o));
   auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
   for (const auto& r : results)
-    for (const auto& e : r.errors) say_error(fmt::format("\n{}: {}\n", r.spec, e.message()));
+    for (const auto& e : r.errors) say_error("\n" + roster::error(e).prepend(r.spec).message() + "\n");
 
   if (o.save) {
     std::vector<tuning_record> records;
@@ -502,7 +502,10 @@ int run_bench(const bench_options& o) {
       // it kept aside is named only once the new file is in place.
       auto old = load_tuning(*path);
       std::string kept;
-      if (auto ok = save_tuning(*path, records, &kept); !ok) {
+      std::vector<roster::error> warnings;
+      auto ok = save_tuning(*path, records, &kept, &warnings);
+      for (const auto& w : warnings) print_warning(w);
+      if (!ok) {
         print_warning(ok.error());
       } else {
         if (!kept.empty())
