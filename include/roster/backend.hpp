@@ -81,6 +81,8 @@ struct adapter_info {
   /// that ignores the masks (Vulkan).
   std::string applied_mask;
 
+  friend bool operator==(const adapter_info&, const adapter_info&) = default;
+
   /// Returns whether the UUID is known (not all zero).
   [[nodiscard]] bool has_uuid() const noexcept {
     for (auto b : uuid)
@@ -89,7 +91,10 @@ struct adapter_info {
   }
   /// Returns the device spec naming this adapter, e.g. "cuda:1".
   [[nodiscard]] std::string spec() const { return backend + ":" + std::to_string(ordinal); }
-  /// Returns the UUID as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (empty when unknown).
+  /// Returns the UUID in the form its source writes it (empty when unknown):
+  /// "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" for an NVIDIA GPU (vendor
+  /// 0x10de), as nvidia-smi does; "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" for
+  /// every other adapter, a CPU's included.
   [[nodiscard]] ROSTER_API ROSTER_INLINE std::string uuid_string() const;
 };
 

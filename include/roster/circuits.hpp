@@ -39,12 +39,14 @@ struct circuit {
   [[nodiscard]] ROSTER_API ROSTER_INLINE bool identified() const noexcept;
   /// Opens the device through the cache: the preferred adapter, else each alternate in turn.
   [[nodiscard]] ROSTER_API ROSTER_INLINE expected<device*> open() const noexcept;
+  friend bool operator==(const circuit&, const circuit&) = default;
 };
 
 /// A backend whose enumerator failed during the last scan.
 struct enumeration_failure {
   std::string backend;
   roster::error error;
+  friend bool operator==(const enumeration_failure&, const enumeration_failure&) = default;
 };
 
 /// Returns the circuits, best first: the adapters of every registered backend

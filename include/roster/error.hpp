@@ -61,13 +61,36 @@ class error {
   [[nodiscard]] std::string_view what() const noexcept { return what_; }
   /// Returns what to do about it (the text after "Fix: ").
   [[nodiscard]] std::string_view fix() const noexcept { return fix_; }
+  friend bool operator==(const error&, const error&) = default;
   /// Prefixes what went wrong with context ("CONTEXT: what"); the fix stays.
+  /// Each layer adds its context once: when what went wrong already starts
+  /// with the context's first part ("cuda:0" of "cuda:0: dispatch"), or with
+  /// the backend id of a spec ("cuda: " under "cuda:0"), that part gives way
+  /// to the context instead of standing twice.
   error& prepend(std::string_view context) {
+    const std::string_view head = context.substr(0, context.find(": "));
+    std::string_view lead = head;
+    if (!starts_with_context(lead)) {
+      const std::size_t colon = head.find(':');
+      lead = colon == std::string_view::npos ? std::string_view{} : head.substr(0, colon);
+      bool spec = colon != std::string_view::npos && colon + 1 < head.size();
+      for (std::size_t i = colon + 1; spec && i < head.size(); ++i) spec = head[i] >= '0' && head[i] <= '9';
+      if (!spec || lead.empty() || !starts_with_context(lead)) lead = {};
+    }
+    if (!lead.empty()) {
+      if (lead == context) return *this;
+      what_.erase(0, lead.size() + 2);
+    }
     what_.insert(0, std::string(context) + ": ");
     return *this;
   }
 
  private:
+  bool starts_with_context(std::string_view lead) const noexcept {
+    return !lead.empty() && what_.size() > lead.size() + 1 && std::string_view(what_).substr(0, lead.size()) == lead &&
+           what_[lead.size()] == ':' && what_[lead.size() + 1] == ' ';
+  }
+
   errc code_;
   std::string what_;
   std::string fix_;

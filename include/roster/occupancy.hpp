@@ -22,6 +22,7 @@ struct device_occupancy {
   bool mig_enabled = false;            ///< MIG mode on: work runs on its instances
   std::vector<std::string> mig_uuids;  ///< the MIG instances' "MIG-..." UUIDs
   std::vector<unsigned> pids;          ///< processes with a context on the device
+  friend bool operator==(const device_occupancy&, const device_occupancy&) = default;
 };
 
 /// Returns "shared", "exclusive-thread", "prohibited" or "exclusive-process".

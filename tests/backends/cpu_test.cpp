@@ -135,6 +135,12 @@ TEST(cpu_adapter, identity_read_from_the_system) {
   if (id >> text) {
     EXPECT_TRUE(a.has_uuid());
     EXPECT_EQ(a.uuid[6] >> 4, 8);  // version 8
+    // Case 33 (docs/hostile.md): a CPU's identity printed as "GPU-f3d350a8-...",
+    // NVIDIA's label for its GPUs. It is the plain UUID text.
+    const std::string u = a.uuid_string();
+    EXPECT_FALSE(u.starts_with("GPU-")) << u;
+    EXPECT_EQ(u.size(), 36u) << u;
+    EXPECT_EQ(u[8], '-') << u;
   } else {
     EXPECT_FALSE(a.has_uuid());
   }

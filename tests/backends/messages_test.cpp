@@ -13,8 +13,11 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/messages.hpp"
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <regex>
 #include <set>
@@ -80,8 +83,44 @@ void gather_device(const std::string& id, roster::device& d, gathered& g) {
   if (id != "cpu") g.add(spec + " native of another backend", roster::native<roster::cpu::native>(d));
 }
 
+// The core's own failures, each with the environment that provokes it: an
+// unknown spec, a bad selector, requirement, default device or flag, a
+// tuning file that cannot be read or is not valid.
+void gather_core(gathered& g) {
+  g.add("acquire an unknown backend", roster::acquire("nonesuch:0"));
+  g.add("acquire a bad spec", roster::acquire("cpu:x"));
+  g.add("get_device of an ordinal past the adapters", roster::get_device("cpu:7"));
+  struct run {
+    const char* variable;
+    const char* value;
+  };
+  for (auto [variable, value] : {run{"ROSTER_DEVICE_SELECTOR", "cuda:12-15"}, run{"ROSTER_DEVICE_SELECTOR", "pci=::"},
+                                 run{"ROSTER_REQUIRE", "gpus"}, run{"ROSTER_REQUIRE", "gpu,,cpu"},
+                                 run{"ROSTER_REQUIRE", "discrete"}, run{"ROSTER_DEVICE", "nonesuch:0"},
+                                 run{"ROSTER_BIND_CPUS", "maybe"}, run{"ROSTER_TUNING", "fast"}}) {
+    scoped_env bad(variable, value);
+    roster::rescan();
+    const std::string how = std::string(variable) + "=" + value + ": ";
+    g.add(how + "circuits", roster::circuits());
+    g.add(how + "default_device", roster::default_device());
+    g.add(how + "bind_rank", roster::bind_rank());
+    g.add(how + "acquire cpu", roster::acquire("cpu"));
+  }
+  roster::rescan();
+  const std::string folder = ::testing::TempDir() + "/roster-messages-tuning";
+  std::filesystem::create_directories(folder + "/tuning.json");
+  g.add("load_tuning of a folder", roster::load_tuning(folder + "/tuning.json"));
+  std::filesystem::remove_all(folder);
+  g.add("parse_tuning of bad JSON", roster::parse_tuning("{\"format\": [1,"));
+  auto figures = roster::parse_tuning(R"({"format": "roster-tuning", "version": 2, "records": [{"backend": "cpu", )"
+                                      R"("device": "x", "driver": "1", "gbps": {"double": {"triad": 1e308}}}]})");
+  if (figures)
+    for (const auto& w : figures->warnings) g.errors.emplace_back("a figure beyond any memory's bandwidth", w);
+}
+
 gathered gather_all() {
   gathered g;
+  gather_core(g);
   for (const auto& b : roster::registered_backends()) {
     const std::string id(b.id());
     g.add(id + " enumerate", roster::enumerate_adapters(*b.registration));
@@ -98,26 +137,10 @@ gathered gather_all() {
   return g;
 }
 
-// Where the context repeats: two equal segments in a row ("cuda: cuda:"),
-// or one backend's id leading two segments ("cuda: cuda:0:", "vulkan:0: ...
-// vulkan:0:").
+// Where the context repeats (tests/support/messages.hpp), a backend being
+// an id registered here.
 std::optional<std::string> repeated_context(std::string_view what) {
-  std::vector<std::string> parts;
-  for (std::size_t at = 0; at <= what.size();) {
-    const std::size_t end = std::min(what.find(": ", at), what.size());
-    parts.emplace_back(what.substr(at, end - at));
-    at = end + 2;
-  }
-  static const std::regex context(R"(^[A-Za-z][A-Za-z0-9_-]*(:[0-9]+)?$)");
-  std::set<std::string> backends_named;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0 && parts[i] == parts[i - 1]) return "'" + parts[i] + "' twice in a row";
-    if (!std::regex_match(parts[i], context)) continue;
-    const std::string root = parts[i].substr(0, parts[i].find(':'));
-    if (roster::find_backend(root) == nullptr) continue;
-    if (!backends_named.insert(root).second) return "the backend '" + root + "' named twice as context";
-  }
-  return std::nullopt;
+  return roster_test::repeated_context(what, [](std::string_view id) { return roster::find_backend(id) != nullptr; });
 }
 
 // Source text: a call's arguments or a member of the code, as a stringized
@@ -147,6 +170,7 @@ TEST(BackendMessages, TheCheckerCatchesWhatItLooksFor) {
   EXPECT_TRUE(repeated_context("cpu:0: cpu:0: allocate: too much"));
   EXPECT_TRUE(repeated_context("cpu: cpu:0: allocate"));
   EXPECT_TRUE(repeated_context("cpu:0: 64 double elements: cpu:0: allocate: failed"));
+  EXPECT_TRUE(repeated_context("cpu:0: cpu: no usable driver"));
   EXPECT_FALSE(repeated_context("cpu:0: allocate: 16777216 double elements need 128.0 MiB"));
   EXPECT_FALSE(repeated_context("cpu: ROSTER_CPU_THREADS='many' is not a whole number from 1 to 4096"));
   EXPECT_TRUE(source_text("vulkan:0: allocate: fn_.vkAllocateMemory(device_, &info, nullptr, &memory) failed"));

@@ -44,14 +44,22 @@ TEST(Text, ParseUintTakesDigitsUpToItsMaximum) {
 }
 
 TEST(Env, OneFlagParser) {
-  EXPECT_FALSE(flag_on(std::nullopt));
-  EXPECT_FALSE(flag_on(""));
-  EXPECT_FALSE(flag_on("0"));
-  EXPECT_TRUE(flag_on("1"));
-  EXPECT_TRUE(flag_on("yes"));
+  EXPECT_EQ(flag_word(""), std::nullopt);
+  EXPECT_EQ(flag_word("0"), false);
+  EXPECT_EQ(flag_word("1"), true);
+  EXPECT_EQ(flag_word(" Yes "), true);
+  EXPECT_EQ(flag_word("off"), false);
+  EXPECT_EQ(flag_word("2"), std::nullopt);
   ::setenv("ROSTER_TEST_FLAG", "0", 1);
   EXPECT_FALSE(env_flag("ROSTER_TEST_FLAG"));
-  ::setenv("ROSTER_TEST_FLAG", "2", 1);
+  // Case 32 (docs/hostile.md): any set value but "0" was on, "false" and "off" included.
+  for (const char* off : {"false", "off", "no", "FALSE", "2", "maybe"}) {
+    ::setenv("ROSTER_TEST_FLAG", off, 1);
+    EXPECT_FALSE(env_flag("ROSTER_TEST_FLAG")) << off;
+  }
+  ::setenv("ROSTER_TEST_FLAG", "maybe", 1);
+  EXPECT_EQ(env_flag_state("ROSTER_TEST_FLAG"), flag_state::malformed);
+  ::setenv("ROSTER_TEST_FLAG", "On", 1);
   EXPECT_TRUE(env_flag("ROSTER_TEST_FLAG"));
   ::unsetenv("ROSTER_TEST_FLAG");
   EXPECT_FALSE(env_text("ROSTER_TEST_FLAG"));
@@ -72,6 +80,71 @@ TEST(Env, TraceLinesHaveOnePrefix) {
   testing::internal::CaptureStderr();
   trace("silent");
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+// Case 32: ROSTER_TRACE=off traced. Now every no word is off, and a word
+// that is no boolean leaves tracing off and is said once, with a Fix.
+TEST(Env, TraceOffDoesNotTraceAndAMalformedValueIsSaidOnce) {
+  for (const char* off : {"off", "0", "false", "no", "OFF"}) {
+    ::setenv("ROSTER_TRACE", off, 1);
+    testing::internal::CaptureStderr();
+    trace("silent");
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << off;
+  }
+  ::setenv("ROSTER_TRACE", "verbose", 1);
+  testing::internal::CaptureStderr();
+  trace("one");
+  trace("two");
+  const std::string err = testing::internal::GetCapturedStderr();
+  ::unsetenv("ROSTER_TRACE");
+  EXPECT_EQ(err, "roster: ROSTER_TRACE='verbose' is not one of 1, true, yes, on or 0, false, no, off, so tracing "
+                 "is off\nFix: set ROSTER_TRACE to one of 1, true, yes, on or 0, false, no, off, or unset it\n");
+}
+
+// The pull reader builds what it is asked for and skips the rest; past its
+// budget it skips too, and says so.
+TEST(Json, StreamingReaderSkipsWhatItIsNotAskedFor) {
+  json_reader in(R"( {"skip": [1, {"a": [true, null, "x\u00e9"]}], "keep": {"n": 2}, "big": [1,2,3,4,5,6,7,8,9]} )");
+  ASSERT_TRUE(in.enter_object());
+  bool first = true;
+  std::string key;
+  json_value keep, big;
+  while (in.next_member(first, key)) {
+    if (key == "keep") {
+      ASSERT_TRUE(in.value(keep, 1));
+    } else if (key == "big") {
+      in.limit(3 * sizeof(json_value));
+      ASSERT_TRUE(in.value(big, 1));
+      EXPECT_TRUE(in.over_budget());
+    } else {
+      ASSERT_TRUE(in.skip_value(1));
+    }
+  }
+  ASSERT_FALSE(in.failed()) << in.why();
+  EXPECT_TRUE(in.finish());
+  ASSERT_NE(keep.get("n"), nullptr);
+  EXPECT_EQ(keep.get("n")->n, 2);
+  EXPECT_LT(big.items.size(), 3u);  // what fit, and nothing after
+  json_reader bad(R"({"a": [1, 2,]})");
+  ASSERT_TRUE(bad.enter_object());
+  first = true;
+  ASSERT_TRUE(bad.next_member(first, key));
+  EXPECT_FALSE(bad.skip_value(1));
+  EXPECT_EQ(bad.why(), "expected a value");
+}
+
+// json_bytes::kept writes a byte that is not UTF-8 as \udcNN, which the
+// reader turns back into the byte; json_bytes::shown keeps the \xNN text.
+TEST(Json, BytesThatAreNotUtf8AreKeptOrShown) {
+  std::string kept, shown;
+  json_quote(kept, "a\xff\xc3\xa9", json_bytes::kept);
+  json_quote(shown, "a\xff\xc3\xa9");
+  EXPECT_EQ(kept, "\"a\\udcff\xc3\xa9\"");
+  EXPECT_EQ(shown, "\"a\\\\xff\xc3\xa9\"");
+  json_value v;
+  json_reader r(kept);
+  ASSERT_TRUE(r.parse(v)) << r.why();
+  EXPECT_EQ(v.s, "a\xff\xc3\xa9");
 }
 
 TEST(Json, ReaderAndWriterRoundTrip) {

@@ -127,4 +127,40 @@ TEST_F(sysfs_binding, pins_when_asked) {
   EXPECT_FALSE(CPU_ISSET(0, &now));
 }
 
+// Case 32 (docs/hostile.md): ROSTER_BIND_CPUS=false pinned (any set value
+// but "0" did). Every no word leaves the process unpinned; a word that is
+// no boolean is an error naming the variable, and nothing is pinned.
+TEST_F(sysfs_binding, bind_cpus_takes_the_boolean_words_and_refuses_others) {
+  if (CPU_COUNT(&saved) < 2 || !CPU_ISSET(0, &saved) || !CPU_ISSET(1, &saved))
+    GTEST_SKIP() << "needs CPUs 0 and 1 in this process's affinity";
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  cpu_set_t now;
+  for (const char* no : {"false", "off", "no", "0", "FALSE", " "}) {
+    setenv("ROSTER_BIND_CPUS", no, 1);
+    auto b = roster::bind_rank();
+    ASSERT_TRUE(b) << no << ": " << b.error().message();
+    EXPECT_FALSE(b->pinned) << "ROSTER_BIND_CPUS='" << no << "' pinned";
+    ASSERT_EQ(::sched_getaffinity(0, sizeof now, &now), 0);
+    EXPECT_TRUE(CPU_EQUAL(&now, &saved)) << no;
+  }
+  for (const char* yes : {"true", "on", "YES"}) {
+    setenv("ROSTER_BIND_CPUS", yes, 1);
+    auto b = roster::bind_rank();
+    ASSERT_TRUE(b) << yes << ": " << b.error().message();
+    EXPECT_TRUE(b->pinned) << yes;
+    ::sched_setaffinity(0, sizeof saved, &saved);
+  }
+  setenv("ROSTER_BIND_CPUS", "pin", 1);
+  auto bad = roster::bind_rank();
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().code(), roster::errc::invalid_argument);
+  EXPECT_NE(bad.error().what().find("bind_rank: ROSTER_BIND_CPUS='pin' is not one of 1, true, yes, on or 0, false"),
+            std::string::npos)
+      << bad.error().message();
+  EXPECT_FALSE(bad.error().fix().empty());
+  ASSERT_EQ(::sched_getaffinity(0, sizeof now, &now), 0);
+  EXPECT_TRUE(CPU_EQUAL(&now, &saved));
+}
+
 }  // namespace

@@ -111,4 +111,41 @@ TEST(cpu_backend, strict_mode_refuses_the_cpu) {
   roster::rescan();
 }
 
+// Case 31 (docs/hostile.md): 'gpu,,cpu' was reported as holding with no
+// circuit, and the typo 'gpus' was taken as a backend id no adapter has.
+// An empty word, or one that is neither a device type nor a registered
+// backend, is an error naming it, with the valid words in the Fix.
+TEST(cpu_backend, requirement_refuses_empty_and_unknown_words) {
+  register_test_backends();
+  unsetenv("ROSTER_DEVICE_SELECTOR");
+  struct bad {
+    const char* value;
+    const char* named;
+  };
+  for (auto [value, named] : {bad{"gpu,,cpu", "'' is an empty word"}, bad{"gpu,", "'' is an empty word"},
+                              bad{"gpus", "'gpus' is not a requirement: neither a device type nor a backend"},
+                              bad{"cpu, Discrete ,nonesuch", "'nonesuch' is not a requirement"}}) {
+    setenv("ROSTER_REQUIRE", value, 1);
+    roster::rescan();
+    auto cs = roster::circuits();
+    ASSERT_FALSE(cs) << value << ": " << cs->size() << " circuits";
+    EXPECT_EQ(cs.error().code(), roster::errc::invalid_argument);
+    EXPECT_NE(cs.error().what().find(std::string("ROSTER_REQUIRE='") + value + "': " + named), std::string::npos)
+        << cs.error().message();
+    // The Fix lists the valid words: the types and the backends registered here.
+    EXPECT_NE(cs.error().fix().find("gpu, discrete, integrated, virtual, cpu"), std::string::npos)
+        << cs.error().message();
+    EXPECT_NE(cs.error().fix().find(std::string(", ") + backend_b), std::string::npos) << cs.error().message();
+    auto a = roster::acquire("cpu");
+    ASSERT_FALSE(a) << value;
+    EXPECT_NE(a.error().message().find(named), std::string::npos) << a.error().message();
+  }
+  // A registered backend's id, in any case, is a requirement.
+  setenv("ROSTER_REQUIRE", (std::string("CPU,") + backend_b).c_str(), 1);
+  roster::rescan();
+  EXPECT_TRUE(roster::circuits());
+  unsetenv("ROSTER_REQUIRE");
+  roster::rescan();
+}
+
 }  // namespace

@@ -178,8 +178,8 @@ TEST(HostilePlugins, TrustedPlacesLoadAndTheVariableLiftsTheRule) {
     auto p = roster::load_plugin(file);
     ASSERT_FALSE(p) << "ROSTER_PLUGIN_ALLOW_INSECURE='" << no << "' lifted the rule";
     if (std::string_view(no) == "ture") {
-      EXPECT_NE(p.error().what().find("ROSTER_PLUGIN_ALLOW_INSECURE='ture' is not 1, true, yes or on, so the rule "
-                                      "stands"),
+      EXPECT_NE(p.error().what().find("ROSTER_PLUGIN_ALLOW_INSECURE='ture' is not one of 1, true, yes, on or 0, "
+                                      "false, no, off, so the rule stands"),
                 std::string::npos)
           << p.error().message();
     }

@@ -555,7 +555,7 @@ int run_bench(const bench_options& o) {
 
   say(render_tables(results, o));
   for (const auto& r : results)
-    for (const auto& e : r.errors) say_error(fmt::format("\n{}: {}\n", r.spec, e.message()));
+    for (const auto& e : r.errors) say_error("\n" + roster::error(e).prepend(r.spec).message() + "\n");
   if (o.save) save_bench_records(results, o);
   int status = results_status(results);
   if (!o.svg.empty()) status = worse_status(status, write_chart(results, o));

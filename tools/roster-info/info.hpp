@@ -140,6 +140,7 @@ struct report {
   std::string selector;                ///< ROSTER_DEVICE_SELECTOR as set
   std::string requirement;             ///< ROSTER_REQUIRE as set
   bool requirement_holds = true;       ///< some circuit satisfies it
+  bool requirement_valid = true;       ///< it parses (a word that is empty or unknown does not)
   std::string tuning_path;
   std::size_t tuning_records = 0;
   std::vector<roster::error> warnings; ///< selector, tuning file, enumeration problems

@@ -56,7 +56,10 @@ void save_bench_records(const std::vector<bench_result>& results, const bench_op
     // it kept aside is named only once the new file is in place.
     auto old = load_tuning(*path);
     std::string kept;
-    if (auto ok = save_tuning(*path, records, &kept); !ok) {
+    std::vector<roster::error> warnings;
+    auto ok = save_tuning(*path, records, &kept, &warnings);
+    for (const auto& w : warnings) print_warning(w);
+    if (!ok) {
       print_warning(ok.error());
     } else {
       if (!kept.empty())

@@ -8,6 +8,7 @@
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/json.hpp>
+#include <roster/detail/requirement.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -22,7 +23,8 @@ namespace roster::info {
 
 std::string short_uuid(const adapter_info& a) {
   if (!a.has_uuid()) return "-";
-  return a.uuid_string().substr(0, 12);
+  const std::string u = a.uuid_string();  // "GPU-" + 8 hex digits for an NVIDIA GPU, else the 8 digits
+  return u.substr(0, u.starts_with("GPU-") ? 12 : 8);
 }
 
 std::string memory_text(std::uint64_t bytes) {
@@ -115,6 +117,9 @@ report gather() {
   // First: the first collection of the backend inventory happens here.
   r.inventory = inventory_info<backend_registration>();
   if (const auto req = detail::env_text(detail::env_require)) r.requirement = std::string(*req);
+  // A requirement that does not parse holds for nothing: its error is the
+  // circuits' error, a warning below.
+  if (auto req = detail::requirement_from_env(); !req) r.requirement_valid = r.requirement_holds = false;
   if (const auto sel = detail::env_text(detail::env_device_selector)) r.selector = std::string(*sel);
 
   auto selector = selector_from_env();
@@ -123,8 +128,12 @@ report gather() {
   auto records = current_tuning();
   if (auto path = tuning_path()) {
     r.tuning_path = *path;
-    if (auto file = load_tuning(*path); !file) r.warnings.push_back(file.error());
-    else r.tuning_records = file->records.size();
+    if (auto file = load_tuning(*path); !file) {
+      r.warnings.push_back(file.error());
+    } else {
+      r.tuning_records = file->records.size();
+      for (auto& w : file->warnings) r.warnings.push_back(std::move(w));
+    }
   } else {
     r.warnings.push_back(path.error());
   }
@@ -247,7 +256,9 @@ std::string render_table(const report& r, bool why) {
   if (!r.selector.empty()) out += fmt::format("ROSTER_DEVICE_SELECTOR={}\n", r.selector);
   if (!r.requirement.empty())
     out += fmt::format("ROSTER_REQUIRE={} ({})\n", r.requirement,
-                       r.requirement_holds ? "holds" : "does not hold: no visible device satisfies it");
+                       !r.requirement_valid ? "not valid: see the warning below"
+                       : r.requirement_holds ? "holds"
+                                             : "does not hold: no visible device satisfies it");
 
   out += "\nBackends\n";
   std::vector<std::vector<std::string>> rows{{"rank", "backend", "capability", "status", "adapters"}};
@@ -257,7 +268,7 @@ std::string render_table(const report& r, bool why) {
   if (r.backends.empty()) rows.push_back({"-", "(none registered)", "", "", ""});
   out += columns(rows);
   for (const auto& b : r.backends)
-    if (b.error) out += fmt::format("  {}: {}", b.id, indent_lines(b.error->message(), "    ").substr(4));
+    if (b.error) out += "  " + indent_lines(roster::error(*b.error).prepend(b.id).message(), "    ").substr(4);
 
   out += "\nAdapters\n";
   rows = {{"spec", "name", "type", "uuid", "pci", "memory", "driver", "triad"}};

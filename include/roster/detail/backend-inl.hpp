@@ -18,10 +18,15 @@ namespace roster {
 
 ROSTER_INLINE std::string adapter_info::uuid_string() const {
   if (!has_uuid()) return {};
+  // NVIDIA's tools (nvidia-smi, CUDA_VISIBLE_DEVICES, NVML) write a GPU's
+  // UUID with "GPU-"; everyone else (Vulkan's deviceUUID, a CPU's identity)
+  // writes the plain form. A CPU is never labelled a GPU, whatever its vendor.
+  const bool nvidia_gpu = vendor_id == 0x10de && type != device_type::cpu;
   char out[48];
   const auto* u = uuid.data();
-  std::snprintf(out, sizeof out, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+  std::snprintf(out, sizeof out, "%s%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                nvidia_gpu ? "GPU-" : "", u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+                u[12], u[13], u[14], u[15]);
   return out;
 }
 

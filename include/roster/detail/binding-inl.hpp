@@ -3,6 +3,7 @@
 // with the CPUs local to the device, and one JSON line per binding.
 
 #include <roster/binding.hpp>
+#include <roster/env.hpp>
 #include <roster/detail/cpu_affinity.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/json.hpp>
@@ -10,6 +11,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +21,10 @@ namespace roster {
 
 ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noexcept {
   try {
+    // ROSTER_BIND_CPUS is read first: a word that is not a boolean is an
+    // error, never a guess ("false" pinned once: any set value did).
+    auto pin_env = env::flag(detail::env_bind_cpus);
+    if (!pin_env) return std::move(pin_env).error().prepend("bind_rank");
     auto d = decide({});
     if (!d) return std::move(d).error().prepend("bind_rank");
     rank_binding b;
@@ -67,7 +73,7 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
     b.cpus = std::move(choice.cpus);
     b.numa_node = local.numa_node;
     b.cpu_reason = std::move(choice.reason);
-    const bool pin = options.pin_cpus || detail::env_flag(detail::env_bind_cpus);
+    const bool pin = options.pin_cpus || pin_env->value_or(false);
     if (pin) {
       b.pinned = detail::pin_to(b.cpus);
       if (!b.pinned) b.cpu_reason += "; pinning failed (sched_setaffinity refused these CPUs)";
@@ -116,7 +122,12 @@ ROSTER_INLINE std::string binding_record(const rank_binding& b) {
   const circuit* c = b.circuit;
   number("circuit", c ? std::optional<double>(static_cast<double>(c->index)) : std::nullopt);
   text("type", c ? to_string(c->type()) : std::string_view{});
-  text("uuid", c ? c->identity().starts_with("GPU-") ? c->identity() : std::string{} : std::string{});
+  // The identity is a UUID when an adapter of the circuit has one (in its
+  // source's form: "GPU-..." only for an NVIDIA GPU), else a PCI address or a name.
+  const bool by_uuid = c != nullptr && (c->adapter.has_uuid() ||
+                                        std::any_of(c->alternates.begin(), c->alternates.end(),
+                                                    [](const adapter_info& a) { return a.has_uuid(); }));
+  text("uuid", by_uuid ? c->identity() : std::string{});
   text("pci_address", c ? c->adapter.pci_address : std::string{});
   text("adapter", c ? c->adapter.spec() : std::string{});
   text("name", c ? c->adapter.name : std::string{});

@@ -24,7 +24,9 @@ namespace detail {
 // One scan's result: immutable once published, never freed, so spans and
 // circuit pointers handed out stay valid after a rescan.
 struct circuits_snapshot {
-  std::uint64_t generation = 0;
+  // The scan generation it answers for: a rescan that finds the same machine
+  // moves it on instead of publishing a copy.
+  std::atomic<std::uint64_t> generation{0};
   std::optional<roster::error> failure;  // a malformed selector, requirement or ROSTER_TUNING
   std::vector<circuit> circuits;
   std::vector<enumeration_failure> failures;
@@ -385,7 +387,7 @@ inline std::string circuit_line(const ranked& r) {
 
 inline const circuits_snapshot* scan(std::uint64_t generation) {
   auto snap = std::make_unique<circuits_snapshot>();
-  snap->generation = generation;
+  snap->generation.store(generation, std::memory_order_relaxed);
   std::vector<std::string> lines;
   for (const auto& e : refused_plugins()) lines.push_back("plugin refused: " + std::string(e.what()));
   auto in = read_inputs(lines);
@@ -418,12 +420,24 @@ inline const circuits_snapshot* current_circuits() {
   auto& s = the_circuits_state();
   const std::uint64_t generation = scan_generation().load(std::memory_order_acquire);
   const circuits_snapshot* snap = s.current.load(std::memory_order_acquire);
-  if (snap != nullptr && snap->generation == generation) [[likely]]
+  if (snap != nullptr && snap->generation.load(std::memory_order_acquire) == generation) [[likely]]
     return snap;
   std::lock_guard lock(s.scan_mutex);
   snap = s.current.load(std::memory_order_acquire);
-  if (snap != nullptr && snap->generation == generation) return snap;
+  if (snap != nullptr && snap->generation.load(std::memory_order_acquire) == generation) return snap;
   const circuits_snapshot* fresh = scan(generation);
+  // Spans of a published snapshot stay valid for the process, so one that
+  // is replaced is kept (retired), never freed. A scan that found what the
+  // current snapshot holds was never published: no reader can hold it, so
+  // it is freed, and the current one answers for the new generation. Only a
+  // rescan that changes something (an adapter came or went, a GPU's free
+  // memory or processes moved) keeps one more snapshot alive.
+  if (snap != nullptr && snap->circuits == fresh->circuits && snap->failures == fresh->failures &&
+      snap->failure == fresh->failure) {
+    delete fresh;
+    const_cast<circuits_snapshot*>(snap)->generation.store(generation, std::memory_order_release);
+    return snap;
+  }
   const_cast<circuits_snapshot*>(fresh)->retired_next = snap;
   s.current.store(fresh, std::memory_order_release);
   return fresh;

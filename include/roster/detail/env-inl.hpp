@@ -19,20 +19,13 @@ inline error malformed(const char* name, std::string_view value, std::string_vie
 
 ROSTER_INLINE std::optional<std::string_view> text(const char* name) noexcept { return detail::env_text(name); }
 
-ROSTER_INLINE std::optional<bool> parse_flag(std::string_view value) noexcept {
-  value = detail::trim(value);
-  for (std::string_view yes : {"1", "true", "yes", "on"})
-    if (detail::iequal(value, yes)) return true;
-  for (std::string_view no : {"0", "false", "no", "off"})
-    if (detail::iequal(value, no)) return false;
-  return std::nullopt;
-}
+ROSTER_INLINE std::optional<bool> parse_flag(std::string_view value) noexcept { return detail::flag_word(value); }
 
 ROSTER_INLINE expected<std::optional<bool>> flag(const char* name) {
   const auto value = text(name);
   if (!value || detail::trim(*value).empty()) return std::optional<bool>{};
   if (auto b = parse_flag(*value)) return std::optional<bool>(*b);
-  return detail_env::malformed(name, *value, "one of 1, true, yes, on or 0, false, no, off");
+  return detail_env::malformed(name, *value, detail::flag_words);
 }
 
 ROSTER_INLINE expected<std::optional<std::uint64_t>> whole_number(const char* name, std::uint64_t min,

@@ -6,6 +6,8 @@
 
 #include <roster/detail/text.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -38,16 +40,52 @@ inline std::optional<std::string_view> env_nonblank(const char* name) noexcept {
   return v;
 }
 
-/// Returns whether a flag's text turns it on: set, not empty and not "0".
-constexpr bool flag_on(std::optional<std::string_view> text) noexcept {
-  return text.has_value() && !text->empty() && *text != "0";
+/// Reads a boolean word: 1, true, yes, on / 0, false, no, off (any case,
+/// surrounding spaces ignored); nullopt for anything else. The one boolean
+/// parser: roster::env::parse_flag and every flag variable use it.
+constexpr std::optional<bool> flag_word(std::string_view text) noexcept {
+  text = trim(text);
+  for (std::string_view yes : {"1", "true", "yes", "on"})
+    if (iequal(text, yes)) return true;
+  for (std::string_view no : {"0", "false", "no", "off"})
+    if (iequal(text, no)) return false;
+  return std::nullopt;
 }
 
-/// Returns whether a flag variable is on (see flag_on).
-inline bool env_flag(const char* name) noexcept { return flag_on(env_text(name)); }
+/// The words flag_word takes, for messages.
+inline constexpr std::string_view flag_words = "one of 1, true, yes, on or 0, false, no, off";
 
-/// Returns whether ROSTER_TRACE is on.
-inline bool trace_on() noexcept { return env_flag(env_trace); }
+/// What a boolean variable says: unset (or blank), on, off, or a word that is none of these.
+enum class flag_state : std::uint8_t { unset, on, off, malformed };
+
+/// Returns what a boolean variable says (see flag_word).
+inline flag_state env_flag_state(const char* name) noexcept {
+  const auto v = env_text(name);
+  if (!v || trim(*v).empty()) return flag_state::unset;
+  const auto b = flag_word(*v);
+  return !b ? flag_state::malformed : *b ? flag_state::on : flag_state::off;
+}
+
+/// Returns whether a flag variable is on: a yes word. Unset, blank, a no word
+/// or a malformed one is off; code that can return an error reads it with
+/// roster::env::flag instead, which refuses a malformed one.
+inline bool env_flag(const char* name) noexcept { return env_flag_state(name) == flag_state::on; }
+
+/// Returns whether ROSTER_TRACE is on (a yes word). A malformed value leaves
+/// tracing off and is said once on stderr, with its fix.
+inline bool trace_on() noexcept {
+  const flag_state s = env_flag_state(env_trace);
+  if (s == flag_state::malformed) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true, std::memory_order_relaxed)) {
+      const std::string_view v = *env_text(env_trace);
+      std::fprintf(stderr, "roster: %s='%.*s' is not %.*s, so tracing is off\nFix: set %s to %.*s, or unset it\n",
+                   env_trace, static_cast<int>(v.size()), v.data(), static_cast<int>(flag_words.size()),
+                   flag_words.data(), env_trace, static_cast<int>(flag_words.size()), flag_words.data());
+    }
+  }
+  return s == flag_state::on;
+}
 
 /// Prints one trace line, "roster: LINE", to stderr while ROSTER_TRACE is on.
 inline void trace(std::string_view line) noexcept {

@@ -9,6 +9,7 @@
 // The reader is short, RFC 8259 complete, depth bounded, and fuzzed
 // (fuzz/tuning.cpp).
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +41,12 @@ struct json_value {
   }
 };
 
+// The reader builds a tree (parse), or walks a document the caller steps
+// through (next_member, next_element) building only the values it asks for
+// (value) and skipping the rest without building them (skip_value): the
+// tuning file's reader keeps memory to the records it keeps, whatever junk
+// the text holds. A value built past the budget (limit) is skipped instead,
+// and over_budget() says so.
 class json_reader {
  public:
   explicit json_reader(std::string_view text) : t_(text) {}
@@ -47,17 +54,111 @@ class json_reader {
   bool parse(json_value& out) {
     skip();
     if (!value(out, 0)) return false;
+    return finish();
+  }
+  std::size_t where() const noexcept { return p_; }
+  const std::string& why() const noexcept { return why_; }
+  bool failed() const noexcept { return !why_.empty(); }
+
+  /// Returns the next byte past white space ('\0' at the end).
+  char peek() {
+    skip();
+    return p_ < t_.size() ? t_[p_] : '\0';
+  }
+  /// Checks that only white space follows.
+  bool finish() {
     skip();
     if (p_ != t_.size()) return fail("unexpected bytes after the end of the JSON value");
     return true;
   }
-  std::size_t where() const noexcept { return p_; }
-  const std::string& why() const noexcept { return why_; }
+  /// Steps into an object: consumes its '{' (false when the next value is not one).
+  bool enter_object() { return peek() == '{' ? (++p_, true) : fail("expected an object"); }
+  /// Steps into an array: consumes its '[' (false when the next value is not one).
+  bool enter_array() { return peek() == '[' ? (++p_, true) : fail("expected an array"); }
+  /// Steps to an object's next member: true with its key read (at most
+  /// max_key bytes of it), false at the closing '}' or on an error (failed()).
+  /// `first` starts true for each object.
+  bool next_member(bool& first, std::string& key) {
+    key.clear();
+    if (!separator(first, '}')) return false;
+    if (p_ >= t_.size() || t_[p_] != '"') return fail("expected a quoted key in an object");
+    const std::size_t start = p_;
+    if (!string(nullptr)) return false;
+    if (p_ - start <= max_key) {  // short: read it again, kept (a longer one matches no key of ours)
+      p_ = start;
+      if (!string(&key, false)) return false;
+    }
+    return colon();
+  }
+  /// Steps to an array's next element: true when one follows, false at the
+  /// closing ']' or on an error (failed()).
+  bool next_element(bool& first) { return separator(first, ']'); }
+  /// Validates the next value and steps past it, building nothing.
+  bool skip_value(int depth) {
+    if (depth > 32) return fail("nesting deeper than 32");
+    const char c = peek();
+    if (c == '"') return string(nullptr);
+    if (c != '{' && c != '[') {
+      json_value scalar;  // a number or a literal: nothing to allocate
+      return any(scalar, depth);
+    }
+    ++p_;
+    bool first = true;
+    std::string key;
+    if (c == '{') {
+      while (next_member(first, key))
+        if (!skip_value(depth + 1)) return false;
+    } else {
+      while (next_element(first))
+        if (!skip_value(depth + 1)) return false;
+    }
+    return !failed();
+  }
+  /// Parses the next value into v (see limit).
+  bool value(json_value& v, int depth) {
+    skip();
+    if (budget_ < sizeof(json_value)) {
+      over_ = true;
+      return skip_value(depth);
+    }
+    budget_ -= sizeof(json_value);
+    return any(v, depth);
+  }
+  /// Sets how many bytes the values built from now on may take (about: a
+  /// node's size plus its text); past it they are skipped, and over_budget().
+  void limit(std::size_t bytes) noexcept {
+    budget_ = bytes;
+    over_ = false;
+  }
+  bool over_budget() const noexcept { return over_; }
+
+  static constexpr std::size_t max_key = 256;
 
  private:
   bool fail(const char* why) {
     if (why_.empty()) why_ = why;
     return false;
+  }
+  bool colon() {
+    skip();
+    if (p_ >= t_.size() || t_[p_] != ':') return fail("expected ':' after a key");
+    ++p_;
+    return true;
+  }
+  // Before an element or member: nothing for the first, else ','; false at
+  // the closing byte (consumed) or on an error.
+  bool separator(bool& first, char close) {
+    skip();
+    if (p_ >= t_.size()) return fail(close == '}' ? "the file ends inside an object (truncated?)"
+                                                  : "the file ends inside an array (truncated?)");
+    if (t_[p_] == close) return ++p_, false;
+    if (!first) {
+      if (t_[p_] != ',') return fail(close == '}' ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
+      ++p_;
+      skip();
+    }
+    first = false;
+    return true;
   }
   void skip() {
     while (p_ < t_.size() && (t_[p_] == ' ' || t_[p_] == '\t' || t_[p_] == '\n' || t_[p_] == '\r')) ++p_;
@@ -67,7 +168,7 @@ class json_reader {
     p_ += w.size();
     return true;
   }
-  bool value(json_value& v, int depth) {
+  bool any(json_value& v, int depth) {
     if (depth > 32) return fail("nesting deeper than 32");
     if (p_ >= t_.size()) return fail("the file ends in the middle of a value (truncated?)");
     const char c = t_[p_];
@@ -75,7 +176,7 @@ class json_reader {
     if (c == '[') return array(v, depth);
     if (c == '"') {
       v.k = json_value::kind::string;
-      return string(v.s);
+      return string(&v.s);
     }
     if (c == 't') { v.k = json_value::kind::boolean; v.b = true; return literal("true"); }
     if (c == 'f') { v.k = json_value::kind::boolean; v.b = false; return literal("false"); }
@@ -118,7 +219,9 @@ class json_reader {
     }
     return true;
   }
-  static void utf8(std::string& out, unsigned u) {
+  static void utf8(std::string* to, unsigned u) {
+    if (to == nullptr) return;
+    std::string& out = *to;
     if (u < 0x80) {
       out += static_cast<char>(u);
     } else if (u < 0x800) {
@@ -135,28 +238,39 @@ class json_reader {
       out += static_cast<char>(0x80 | (u & 0x3f));
     }
   }
-  bool string(std::string& out) {
+  // Reads a string into *out, or only validates it when out is null. Past
+  // the budget (when counted) the text is dropped and over_budget() set.
+  bool string(std::string* out, bool counted = true) {
     ++p_;  // the opening quote
     while (true) {
       if (p_ >= t_.size()) return fail("the file ends inside a string (truncated?)");
       const char c = t_[p_++];
-      if (c == '"') return true;
+      if (c == '"') {
+        if (out != nullptr && counted) budget_ -= std::min(budget_, out->size());
+        return true;
+      }
       if (static_cast<unsigned char>(c) < 0x20) return fail("a control character inside a string");
+      if (out != nullptr && counted && out->size() > budget_) {
+        over_ = true;
+        std::string().swap(*out);
+        out = nullptr;
+      }
       if (c != '\\') {
-        out += c;
+        if (out != nullptr) *out += c;
         continue;
       }
       if (p_ >= t_.size()) return fail("the file ends inside a string (truncated?)");
       const char e = t_[p_++];
+      char plain = 0;
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"': plain = '"'; break;
+        case '\\': plain = '\\'; break;
+        case '/': plain = '/'; break;
+        case 'b': plain = '\b'; break;
+        case 'f': plain = '\f'; break;
+        case 'n': plain = '\n'; break;
+        case 'r': plain = '\r'; break;
+        case 't': plain = '\t'; break;
         case 'u': {
           unsigned u = 0;
           if (!hex4(u)) return false;
@@ -166,58 +280,60 @@ class json_reader {
             p_ += 2;
             if (!hex4(lo) || lo < 0xdc00 || lo >= 0xe000) return fail("a lone UTF-16 surrogate");
             u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+          } else if (u >= 0xdc80 && u <= 0xdcff) {
+            // A lone low surrogate U+DC80..U+DCFF is the byte 0x80..0xFF that
+            // was not UTF-8 (json_quote with json_bytes::kept, PEP 383's
+            // surrogateescape): the bytes come back as they were.
+            if (out != nullptr) *out += static_cast<char>(u - 0xdc00);
+            break;
           }
           utf8(out, u);
           break;
         }
         default: return fail("an unknown escape inside a string");
       }
+      if (plain != 0 && out != nullptr) *out += plain;
     }
   }
+  // Past the budget an element is skipped, not added: a long array of small
+  // values costs nothing then.
   bool array(json_value& v, int depth) {
     v.k = json_value::kind::array;
     ++p_;
-    skip();
-    if (p_ < t_.size() && t_[p_] == ']') return ++p_, true;
-    while (true) {
+    bool first = true;
+    while (next_element(first)) {
+      if (over_) {
+        if (!skip_value(depth + 1)) return false;
+        continue;
+      }
       v.items.emplace_back();
-      skip();
       if (!value(v.items.back(), depth + 1)) return false;
-      skip();
-      if (p_ >= t_.size()) return fail("the file ends inside an array (truncated?)");
-      if (t_[p_] == ']') return ++p_, true;
-      if (t_[p_] != ',') return fail("expected ',' or ']' in an array");
-      ++p_;
     }
+    return !failed();
   }
   bool object(json_value& v, int depth) {
     v.k = json_value::kind::object;
     ++p_;
-    skip();
-    if (p_ < t_.size() && t_[p_] == '}') return ++p_, true;
-    while (true) {
-      skip();
-      if (p_ >= t_.size()) return fail("the file ends inside an object (truncated?)");
-      if (t_[p_] != '"') return fail("expected a quoted key in an object");
+    bool first = true;
+    while (separator(first, '}')) {
+      if (p_ >= t_.size() || t_[p_] != '"') return fail("expected a quoted key in an object");
+      if (over_) {
+        if (!string(nullptr) || !colon() || !skip_value(depth + 1)) return false;
+        continue;
+      }
       v.keys.emplace_back();
-      if (!string(v.keys.back())) return false;
-      skip();
-      if (p_ >= t_.size() || t_[p_] != ':') return fail("expected ':' after a key");
-      ++p_;
-      skip();
+      if (!string(&v.keys.back()) || !colon()) return false;
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
-      skip();
-      if (p_ >= t_.size()) return fail("the file ends inside an object (truncated?)");
-      if (t_[p_] == '}') return ++p_, true;
-      if (t_[p_] != ',') return fail("expected ',' or '}' in an object");
-      ++p_;
     }
+    return !failed();
   }
 
   std::string_view t_;
   std::size_t p_ = 0;
   std::string why_;
+  std::size_t budget_ = static_cast<std::size_t>(-1);
+  bool over_ = false;
 };
 
 // Returns the length of the valid UTF-8 sequence at s[i], or 0 when the byte
@@ -235,10 +351,16 @@ inline std::size_t utf8_length(std::string_view s, std::size_t i) noexcept {
   return n;
 }
 
+/// How json_quote writes a byte that is not part of valid UTF-8.
+enum class json_bytes : std::uint8_t {
+  shown,  ///< as the text \xNN: valid JSON that any parser takes, for people (roster-info's report)
+  kept,   ///< as \udcNN (PEP 383's surrogateescape), which json_reader reads back as the byte: for data
+};
+
 /// Appends s as a JSON string. Bytes that are not valid UTF-8 (a path or a
-/// variable holding Latin-1, say) are written as the text \xNN, so the
-/// output stays valid JSON and still shows what the bytes were.
-inline void json_quote(std::string& out, std::string_view s) {
+/// variable holding Latin-1, say) are written as `bytes` says, so the output
+/// stays JSON and still shows (or keeps) what the bytes were.
+inline void json_quote(std::string& out, std::string_view s, json_bytes bytes = json_bytes::shown) {
   out += '"';
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
@@ -248,7 +370,8 @@ inline void json_quote(std::string& out, std::string_view s) {
         i += n - 1;
       } else {
         char buf[8];
-        std::snprintf(buf, sizeof buf, "\\\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        std::snprintf(buf, sizeof buf, bytes == json_bytes::kept ? "\\udc%02x" : "\\\\x%02x",
+                      static_cast<unsigned>(static_cast<unsigned char>(c)));
         out += buf;
       }
       continue;

@@ -27,8 +27,8 @@ namespace roster::detail {
 
 /// The time one adapter's measurement may take.
 inline constexpr std::chrono::milliseconds measure_budget{300};
-/// A figure beyond this is no measurement (100 TB/s, twenty times an H200's HBM).
-inline constexpr double max_plausible_gbps = 100'000.0;
+/// A figure beyond this is no measurement (the bound a record may hold).
+inline constexpr double max_plausible_gbps = tuning_max_gbps;
 
 inline std::string utc_now_iso() {
   const std::time_t now = std::time(nullptr);

@@ -105,10 +105,7 @@ inline std::optional<error> untrusted_plugin(const std::string& file, uid_t euid
 /// Returns whether a value of ROSTER_PLUGIN_ALLOW_INSECURE lifts the rule:
 /// only a plain yes (1, true, yes, on, in any case). Anything else keeps it,
 /// "false" and a typo included: this flag fails safe.
-constexpr bool allows_insecure(std::string_view value) noexcept {
-  const std::string_view v = trim(value);
-  return v == "1" || iequal(v, "true") || iequal(v, "yes") || iequal(v, "on");
-}
+constexpr bool allows_insecure(std::string_view value) noexcept { return flag_word(value) == true; }
 
 /// Returns the refusal to act on: the reason when the place is not trusted
 /// and ROSTER_PLUGIN_ALLOW_INSECURE does not say yes; when it does, the
@@ -117,10 +114,10 @@ inline std::optional<error> refuse_untrusted(std::optional<error> why) {
   if (!why) return std::nullopt;
   const auto allow = env_text(env_plugin_allow_insecure);
   if (!allow || !allows_insecure(*allow)) {
-    if (allow && !trim(*allow).empty() && trim(*allow) != "0")
+    if (allow && !trim(*allow).empty() && !flag_word(*allow).has_value())
       return error(why->code(),
                    std::string(why->what()) + " (" + env_plugin_allow_insecure + "='" + std::string(*allow) +
-                       "' is not 1, true, yes or on, so the rule stands)",
+                       "' is not " + std::string(flag_words) + ", so the rule stands)",
                    why->fix());
     return why;
   }

@@ -7,6 +7,7 @@
 
 #include <roster/backend.hpp>
 #include <roster/error.hpp>
+#include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
 
@@ -17,6 +18,9 @@
 #include <vector>
 
 namespace roster::detail {
+
+/// The device types a requirement word may name (any other word is a backend id).
+inline constexpr std::string_view requirement_kinds[] = {"gpu", "discrete", "integrated", "virtual", "cpu"};
 
 /// A parsed ROSTER_REQUIRE: every word must hold for an adapter to satisfy it.
 struct requirement {
@@ -42,37 +46,57 @@ struct requirement {
   /// Says why no adapter of backend `id` can satisfy it (a word names another
   /// backend id), or returns empty.
   [[nodiscard]] std::string rules_out(std::string_view id) const {
-    static constexpr std::string_view kinds[] = {"gpu", "discrete", "integrated", "virtual", "cpu"};
     for (const auto& w : words) {
-      if (std::find(std::begin(kinds), std::end(kinds), w) != std::end(kinds)) continue;
+      if (std::find(std::begin(requirement_kinds), std::end(requirement_kinds), w) != std::end(requirement_kinds))
+        continue;
       if (!iequal(w, id)) return "ROSTER_REQUIRE='" + text + "' names the backend '" + w + "'";
     }
     return {};
   }
 };
 
-/// Parses comma-separated words: gpu, discrete, integrated, virtual, cpu or a
-/// backend id. Blank text is no requirement; a malformed word is an error.
+/// Returns the words ROSTER_REQUIRE takes: the types, then the registered backend ids.
+inline std::string requirement_words() {
+  std::string out;
+  for (std::string_view k : requirement_kinds) out += std::string(out.empty() ? "" : ", ") + std::string(k);
+  backends_in_use pin;
+  for (const auto& b : registered_backends())
+    if (std::find(std::begin(requirement_kinds), std::end(requirement_kinds), b.id()) == std::end(requirement_kinds))
+      out += ", " + std::string(b.id());
+  return out;
+}
+
+/// Parses comma-separated words: gpu, discrete, integrated, virtual, cpu or
+/// the id of a registered backend. Blank text is no requirement; an empty
+/// word (`gpu,,cpu`), a malformed one or one that is neither a type nor a
+/// registered backend (`gpus`) is an error naming it and the valid words.
 inline expected<std::optional<requirement>> parse_requirement(std::string_view text) {
   requirement r;
   r.text = std::string(trim(text));
   if (r.text.empty()) return std::optional<requirement>{};
+  const auto refuse = [&](std::string_view word, std::string_view why) {
+    return make_error(errc::invalid_argument,
+                      "ROSTER_REQUIRE='" + r.text + "': '" + std::string(word) + "' " + std::string(why),
+                      "use comma-separated words, each one of " + requirement_words() +
+                          " (e.g. ROSTER_REQUIRE=gpu or ROSTER_REQUIRE=discrete,cuda)");
+  };
   std::string_view rest = r.text;
   while (true) {
     const auto comma = rest.find(',');
     const std::string_view raw = trim(rest.substr(0, comma));
+    if (raw.empty()) return refuse(raw, "is an empty word (two ',' in a row, or one at an end)");
     std::string w;
-    bool ok = !raw.empty() && raw.size() <= 48;
+    bool ok = raw.size() <= 48;
     for (char c : raw) {
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')) ok = false;
       w += c;
     }
-    if (!ok)
-      return make_error(errc::invalid_argument,
-                        "ROSTER_REQUIRE='" + r.text + "': '" + std::string(raw) + "' is not a requirement",
-                        "use comma-separated words: gpu, discrete, integrated, virtual, cpu, or a backend id such "
-                        "as cuda or vulkan (e.g. ROSTER_REQUIRE=gpu or ROSTER_REQUIRE=cuda,discrete)");
+    if (!ok) return refuse(raw, "is not a requirement");
+    const bool kind = std::find(std::begin(requirement_kinds), std::end(requirement_kinds), w) !=
+                      std::end(requirement_kinds);
+    if (!kind && find_backend(w) == nullptr)
+      return refuse(raw, "is not a requirement: neither a device type nor a backend registered in this build");
     r.words.push_back(std::move(w));
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);

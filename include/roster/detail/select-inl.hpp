@@ -29,7 +29,7 @@ inline std::string uuid_hex(const adapter_info& a) {
 inline constexpr std::string_view selector_fix =
     "write ';'-separated terms BACKEND:WHAT, where BACKEND is a type such as cuda or * and WHAT is an "
     "ordinal, *, a type (gpu, cpu, discrete, integrated, virtual, other), a UUID prefix (GPU-0b8a5f29) or "
-    "pci=ADDRESS; prefix a term with ! to exclude, e.g. 'cuda:0;vulkan:*' or '!cpu:*'";
+    "pci=[DOMAIN:]BUS:DEVICE[.FUNCTION]; prefix a term with ! to exclude, e.g. 'cuda:0;cuda:1;vulkan:*' or '!cpu:*'";
 
 }  // namespace detail
 
@@ -102,6 +102,118 @@ ROSTER_INLINE std::string selector::rules_out(std::string_view id) const {
   return has_include ? "the selector's terms name other backends" : std::string{};
 }
 
+namespace detail {
+
+// Reads the PCI address prefix of `pci=ADDRESS` into its normalized form,
+// or says what is wrong with it. The grammar: [DOMAIN:]BUS:DEVICE[.FUNCTION],
+// DOMAIN 1 to 8 hex digits (0000 when left out), BUS 1 or 2, DEVICE 1 or 2
+// (at most 1f), FUNCTION one digit from 0 to 7; each is padded to its width.
+inline std::string parse_pci_prefix(std::string_view addr, std::string& out) {
+  if (addr.empty()) return "has an empty PCI address after 'pci='";
+  for (char c : addr)
+    if (!is_hex(c) && c != ':' && c != '.') return "has a PCI address with a character other than hex digits, ':' and '.'";
+  std::string_view function;
+  if (const auto dot = addr.find('.'); dot != std::string_view::npos) {
+    function = addr.substr(dot + 1);
+    addr = addr.substr(0, dot);
+    if (function.size() != 1 || function[0] < '0' || function[0] > '7')
+      return "has a PCI function other than one digit from 0 to 7 after '.' (an address is "
+             "[DOMAIN:]BUS:DEVICE[.FUNCTION], e.g. 0000:00:07.0)";
+  }
+  std::string_view parts[3];
+  std::size_t n = 0;
+  for (std::string_view rest = addr;;) {
+    if (n == 3) return "has more than three ':'-separated parts (an address is [DOMAIN:]BUS:DEVICE[.FUNCTION])";
+    const auto colon = rest.find(':');
+    parts[n++] = rest.substr(0, colon);
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  if (n < 2) return "has no BUS:DEVICE (an address is [DOMAIN:]BUS:DEVICE[.FUNCTION], e.g. 0000:00:07)";
+  const std::string_view domain = n == 3 ? parts[0] : std::string_view("0000");
+  const std::string_view bus = parts[n - 2], device = parts[n - 1];
+  if (domain.empty() || bus.empty() || device.empty())
+    return "has an empty part between ':' (an address is [DOMAIN:]BUS:DEVICE[.FUNCTION], e.g. 0000:00:07)";
+  if (domain.size() > 8 || bus.size() > 2 || device.size() > 2)
+    return "has a PCI domain of more than 8 hex digits, or a bus or device of more than 2";
+  const auto pad = [](std::string_view x, std::size_t width) { return std::string(width - std::min(width, x.size()), '0') + std::string(x); };
+  const std::string dev = pad(device, 2);
+  if (dev > "1f") return "has a PCI device past 1f";
+  out = pad(domain, 4) + ":" + pad(bus, 2) + ":" + dev;
+  if (!function.empty()) out += "." + std::string(function);
+  return {};
+}
+
+// Reads a UUID prefix (GPU-0b8a5f29, or bare hex) into its hex digits, or
+// says what is wrong with it. A dash stands only where a UUID has one
+// (8-4-4-4-12), so nothing the user wrote is dropped: "12-15" is no UUID.
+inline std::string parse_uuid_prefix(std::string_view w, std::string& digits) {
+  if (w.starts_with("gpu-")) w.remove_prefix(4);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const char c = w[i];
+    if (c == '-') {
+      const std::size_t k = digits.size();
+      if ((k != 8 && k != 12 && k != 16 && k != 20) || (i > 0 && w[i - 1] == '-') || i + 1 == w.size())
+        return "has a '-' where a UUID has none (a UUID is 8-4-4-4-12 hex digits, e.g. GPU-0b8a5f29-3c1d-...)";
+      continue;
+    }
+    if (!is_hex(c))
+      return "is not an ordinal, '*', a type (gpu, cpu, discrete, integrated, virtual, other), a UUID prefix or "
+             "pci=ADDRESS";
+    digits.push_back(c);
+  }
+  if (digits.size() > 32) return "has a UUID longer than 32 hex digits";
+  if (digits.size() < 4) return "has a UUID prefix shorter than 4 hex digits";
+  return {};
+}
+
+// Returns the terms a range A-B stands for, "'cuda:12;cuda:13;cuda:14'", cut
+// short after eight.
+inline std::string ordinal_list(const std::string& backend, std::string_view from, std::string_view to) {
+  const auto a = parse_uint(from, 0x7fffffffu), b = parse_uint(to, 0x7fffffffu);
+  if (!a || !b || *b < *a) return "e.g. '" + backend + ":" + std::string(from) + "'";
+  std::string out = "'";
+  for (std::uint64_t i = *a; i <= *b; ++i) {
+    if (i - *a == 8) return out + ";...'";
+    out += (i == *a ? "" : ";") + backend + ":" + std::to_string(i);
+  }
+  return out + "'";
+}
+
+// Reads the WHAT of a term (lower case) into t, or says what is wrong with it.
+inline std::string parse_what(const std::string& w, selector_term& t) {
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (w == "*") {
+    t.what = selector_what::any;
+  } else if (w.starts_with("pci=")) {
+    t.what = selector_what::pci;
+    return parse_pci_prefix(trim(std::string_view(w).substr(4)), t.pci);
+  } else if (std::all_of(w.begin(), w.end(), digit)) {
+    // Bare digits are an ordinal however many there are: a UUID prefix of
+    // digits only would empty the machine silently ("cpu:99999999999").
+    if (w.size() > 10) return "has an ordinal of more than 10 digits (a UUID prefix is written GPU-...)";
+    std::uint64_t v = 0;
+    for (char c : w) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    if (v > 0x7fffffffu) return "has an ordinal larger than 2^31 - 1";
+    t.what = selector_what::ordinal;
+    t.ordinal = static_cast<std::uint32_t>(v);
+  } else if (w == "gpu" || w == "cpu" || w == "discrete" || w == "integrated" || w == "virtual" || w == "other") {
+    t.what = selector_what::type;
+    t.type = w;
+  } else if (const auto dash = w.find('-'); dash != std::string::npos && dash > 0 && dash + 1 < w.size() &&
+                                             std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(dash), digit) &&
+                                             std::all_of(w.begin() + static_cast<std::ptrdiff_t>(dash) + 1, w.end(), digit)) {
+    return "is an ordinal range, which the selector grammar has not: list each ordinal as a term of its own (" +
+           ordinal_list(t.backend, w.substr(0, dash), w.substr(dash + 1)) + ")";
+  } else {
+    t.what = selector_what::uuid_prefix;
+    return parse_uuid_prefix(w, t.uuid_hex);
+  }
+  return {};
+}
+
+}  // namespace detail
+
 ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
   selector out;
   if (detail::trim(text).empty()) return out;
@@ -140,52 +252,7 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
       t.backend = detail::lower(backend);
     }
     if (what.empty()) return bad(t.text, "says nothing after ':' (use '*' for every adapter)");
-    const std::string w = detail::lower(what);
-    const bool all_digits = std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (w == "*") {
-      t.what = selector_what::any;
-    } else if (w.starts_with("pci=")) {
-      std::string_view addr = detail::trim(std::string_view(w).substr(4));
-      if (addr.empty()) return bad(t.text, "has an empty PCI address after 'pci='");
-      for (char c : addr)
-        if (!detail::is_hex(c) && c != ':' && c != '.')
-          return bad(t.text, "has a PCI address with a character other than hex digits, ':' and '.'");
-      t.what = selector_what::pci;
-      t.pci = std::string(addr);
-      // A prefix without its domain ("00:07") gets the default one.
-      if (std::count(t.pci.begin(), t.pci.end(), ':') == 1) t.pci.insert(0, "0000:");
-    } else if (all_digits) {
-      // Bare digits are an ordinal however many there are: a UUID prefix of
-      // digits only would empty the machine silently ("cpu:99999999999").
-      if (w.size() > 10) return bad(t.text, "has an ordinal of more than 10 digits (a UUID prefix is written GPU-...)");
-      std::uint64_t v = 0;
-      for (char c : w) v = v * 10 + static_cast<std::uint64_t>(c - '0');
-      if (v > 0x7fffffffu) return bad(t.text, "has an ordinal larger than 2^31 - 1");
-      t.what = selector_what::ordinal;
-      t.ordinal = static_cast<std::uint32_t>(v);
-    } else if (w == "gpu" || w == "cpu" || w == "discrete" || w == "integrated" || w == "virtual" ||
-               w == "other") {
-      t.what = selector_what::type;
-      t.type = w;
-    } else {
-      std::string_view hex = w;
-      const bool prefixed = hex.starts_with("gpu-");
-      if (prefixed) hex.remove_prefix(4);
-      std::string digits;
-      for (char c : hex) {
-        if (c == '-') continue;
-        if (!detail::is_hex(c))
-          return bad(t.text,
-                     "is not an ordinal, '*', a type (gpu, cpu, discrete, integrated, virtual, other), a UUID "
-                     "prefix or pci=ADDRESS");
-        digits.push_back(c);
-      }
-      if (digits.size() > 32) return bad(t.text, "has a UUID longer than 32 hex digits");
-      if (digits.size() < 4)
-        return bad(t.text, "has a UUID prefix shorter than 4 hex digits");
-      t.what = selector_what::uuid_prefix;
-      t.uuid_hex = std::move(digits);
-    }
+    if (const std::string why = detail::parse_what(detail::lower(what), t); !why.empty()) return bad(t.text, why);
     out.terms.push_back(std::move(t));
     if (end == std::string_view::npos) break;
     start = end + 1;

@@ -43,6 +43,14 @@ struct physical_gpus {
 
 inline constexpr std::uint32_t vendor_nvidia = 0x10de;
 inline constexpr std::uint32_t vendor_amd = 0x1002;
+
+// Returns an adapter's UUID as the masks write one, "gpu-..." in lower case
+// whatever form uuid_string() gives its vendor; "" without a UUID.
+inline std::string mask_uuid(const adapter_info& a) {
+  if (!a.has_uuid()) return {};
+  std::string u = lower(a.uuid_string());
+  return u.starts_with("gpu-") ? u : "gpu-" + u;
+}
 inline constexpr std::uint32_t vendor_intel = 0x8086;
 
 /// One entry of a mask as written.
@@ -216,7 +224,7 @@ class vendor_masks {
       for (const auto& a : adapters)
         if (a.applied_mask == m.variable) {
           r.authority = a.backend;
-          if (a.has_uuid()) r.uuids.push_back(lower(a.uuid_string()));
+          if (a.has_uuid()) r.uuids.push_back(mask_uuid(a));
           if (!a.pci_address.empty()) r.pcis.push_back(a.pci_address);
         }
       if (!r.authority.empty()) {
@@ -305,7 +313,7 @@ class vendor_masks {
     const std::string what = m.variable + "='" + m.value + "'";
     if (!r.authority.empty() && a.applied_mask == m.variable)
       return {true, what + " applied by the " + a.backend + " API"};
-    const std::string uuid = a.has_uuid() ? lower(a.uuid_string()) : std::string{};
+    const std::string uuid = mask_uuid(a);
     if (!uuid.empty()) {
       for (const auto& u : r.uuids)
         if (u == uuid) return {true, what + " lists it (UUID " + uuid + ")"};

@@ -87,9 +87,19 @@ struct tuning_record {
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 
+/// The most GB/s a recorded figure may claim: beyond any memory's bandwidth
+/// (an H200's HBM3e is 4,800; a large node's caches together stay well under
+/// this). A figure above it, or not above 0, is a timing fault, not a
+/// measurement: it is not read and not recorded.
+inline constexpr double tuning_max_gbps = 100'000.0;
+
 /// The records of a tuning file.
 struct tuning_file {
   std::vector<tuning_record> records;
+  /// What reading the file left out, each an error with its Fix (records past
+  /// tuning_record_limit, figures beyond tuning_max_gbps); never written back.
+  std::vector<error> warnings;
+  std::size_t records_left_out = 0;  ///< records past tuning_record_limit, not read
 };
 
 /// Returns the device key of an adapter in tuning records: its UUID string,
@@ -134,6 +144,16 @@ ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters,
                                               std::span<const tuning_record> records);
 
 namespace detail {
+// Returns whether two device keys name one device. Records written before a
+// UUID took the form its source uses carry "GPU-" on every UUID (a CPU's and
+// lavapipe's too): the key with and without it is the same device.
+inline bool same_device_key(std::string_view x, std::string_view y) noexcept {
+  const auto bare = [](std::string_view k) {
+    return k.size() == 40 && k.starts_with("GPU-") && k[12] == '-' ? k.substr(4) : k;
+  };
+  return x == y || bare(x) == bare(y);
+}
+
 // find_tuning, saying under ROSTER_TRACE when a stale record is ignored.
 [[nodiscard]] ROSTER_API ROSTER_INLINE tuning_match find_tuning_traced(std::span<const tuning_record> records,
                                                                        const adapter_info& a);

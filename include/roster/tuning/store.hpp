@@ -38,7 +38,9 @@ enum class tuning_mode : std::uint8_t {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env();
 
 /// Reads a tuning file. A missing file is an empty one; a corrupt or partial
-/// file is an error (errc::io) whose Fix: says how to recover.
+/// file is an error (errc::io) whose Fix: says how to recover; what it left
+/// out (tuning_file::warnings) names the file. Running out of memory is an
+/// error (errc::out_of_memory), never an abort.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
 
 /// Merges records into a tuning file: under an exclusive lock on PATH.lock
@@ -51,10 +53,14 @@ enum class tuning_mode : std::uint8_t {
 /// new file whole. A file that cannot be read (permission, not a regular
 /// file) is an error and is left as it is. A corrupt file is kept as
 /// PATH.corrupt-TIME (its name is stored in kept_corrupt when given) and its
-/// valid records are carried over.
+/// valid records are carried over. A figure not above 0 or beyond
+/// tuning_max_gbps is not recorded: each such is a warning, added to
+/// `warnings` when given (and traced). A file that would hold more than
+/// tuning_record_limit records is an error and is left as it is.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> save_tuning(const std::string& path,
                                                                   std::span<const tuning_record> records,
-                                                                  std::string* kept_corrupt = nullptr);
+                                                                  std::string* kept_corrupt = nullptr,
+                                                                  std::vector<error>* warnings = nullptr);
 
 /// Returns the records of the tuning files (tuning_paths(), in order), read at
 /// the first call (and again after reload_tuning), or the records handed over

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -20,6 +21,10 @@ inline constexpr std::string_view tuning_format = "roster-tuning";
 inline constexpr int tuning_version = 2;  // 2: grid-sync timings only per shape ("grid_sync" of 1 is read as "triad|dot")
 inline constexpr op tuning_ops[] = {op::copy, op::mul, op::add, op::triad, op::dot};
 
+// Quotes text of the tuning file: bytes that are not UTF-8 are kept (\udcNN),
+// so a key of such bytes reads back the same and matches again.
+inline void quote(std::string& out, std::string_view s) { json_quote(out, s, json_bytes::kept); }
+
 inline unexpected corrupt_tuning(std::string_view why) {
   return make_error(errc::io, "tuning file: " + std::string(why) + "; its records are ignored",
                     "delete the file (roster keeps working without it) and run 'roster-info bench' to measure again");
@@ -29,7 +34,7 @@ inline unexpected corrupt_tuning(std::string_view why) {
 template <class Value>
 void figures_object(std::string& out, std::string_view key, const tuning_record& r, Value value) {
   out += ",\n     ";
-  json_quote(out, key);
+  quote(out, key);
   out += ": {";
   bool first_type = true;
   for (element_type t : {element_type::f32, element_type::f64}) {
@@ -37,14 +42,14 @@ void figures_object(std::string& out, std::string_view key, const tuning_record&
     for (const auto& f : r.figures) {
       if (f.type != t) continue;
       ops += ops.empty() ? "" : ", ";
-      json_quote(ops, to_string(f.op));
+      quote(ops, to_string(f.op));
       ops += ": ";
       json_number(ops, value(f));
     }
     if (ops.empty()) continue;
     out += first_type ? "" : ", ";
     first_type = false;
-    json_quote(out, to_string(t));
+    quote(out, to_string(t));
     out += ": {" + ops + "}";
   }
   out += "}";
@@ -64,7 +69,7 @@ inline void shapes_to_json(std::string& out, const tuning_record& r) {
   for (const auto& g : r.sync_shapes) {
     out += first ? "\n       {\"shape\": " : ",\n       {\"shape\": ";
     first = false;
-    json_quote(out, g.shape);
+    quote(out, g.shape);
     for (const auto& [key, value] :
          {std::pair{", \"native_ns\": ", g.native_ns}, {", \"split_ns\": ", g.split_ns}, {", \"spread\": ", g.spread}}) {
       out += key;
@@ -82,13 +87,13 @@ inline void kernels_to_json(std::string& out, const tuning_record& r) {
   for (const auto& k : r.kernels) {
     out += first ? "\n       {\"op\": " : ",\n       {\"op\": ";
     first = false;
-    json_quote(out, k.op);
+    quote(out, k.op);
     out += ", \"type\": ";
-    json_quote(out, to_string(k.type));
+    quote(out, to_string(k.type));
     out += ", \"size_class\": " + std::to_string(k.size_class) + ", \"variant\": ";
-    json_quote(out, k.variant);
+    quote(out, k.variant);
     out += ", \"baseline\": ";
-    json_quote(out, k.baseline);
+    quote(out, k.baseline);
     for (const auto& [key, value] : {std::pair{", \"variant_ns\": ", k.variant_ns},
                                      {", \"baseline_ns\": ", k.baseline_ns}, {", \"spread\": ", k.spread}}) {
       out += key;
@@ -136,7 +141,8 @@ inline expected<void> parse_identity(const json_value& r, const std::string& whe
   return {};
 }
 
-inline expected<void> parse_figures(const json_value& r, const std::string& where, tuning_record& rec) {
+inline expected<void> parse_figures(const json_value& r, const std::string& where, tuning_record& rec,
+                                    std::vector<error>& warnings) {
   using kind = json_value::kind;
   const json_value* gbps = r.get("gbps");
   if (gbps == nullptr || gbps->k != kind::object) return corrupt_tuning(where + ": \"gbps\" is missing or not an object");
@@ -152,11 +158,12 @@ inline expected<void> parse_figures(const json_value& r, const std::string& wher
       for (const op& known : tuning_ops)
         if (to_string(known) == ops.keys[o]) found = &known;
       if (found == nullptr) return corrupt_tuning(where + ": unknown op \"" + ops.keys[o] + "\"");
-      if (ops.items[o].k != kind::number || !(ops.items[o].n >= 0))
-        return corrupt_tuning(where + ": the GB/s of " + ops.keys[o] + " is not a non-negative number");
+      if (ops.items[o].k != kind::number)
+        return corrupt_tuning(where + ": the GB/s of " + ops.keys[o] + " is not a number");
       rec.figures.push_back({*found, type, ops.items[o].n, 0.0});
     }
   }
+  drop_implausible_figures(rec, where, warnings);
   // Optional: each figure's spread, under the same type and op.
   if (const json_value* spread = r.get("spread")) {
     if (spread->k != kind::object) return corrupt_tuning(where + ": \"spread\" is not an object");
@@ -243,22 +250,115 @@ inline expected<void> parse_kernels(const json_value& r, const std::string& wher
   return {};
 }
 
-inline expected<tuning_record> parse_record(const json_value& r, std::size_t at) {
+inline expected<tuning_record> parse_record(const json_value& r, std::size_t at, std::vector<error>& warnings) {
   const std::string where = "record " + std::to_string(at);
   if (r.k != json_value::kind::object) return corrupt_tuning(where + " is not an object");
   tuning_record rec;
-  for (auto part : {&parse_identity, &parse_figures, &parse_shapes, &parse_kernels})
+  if (auto ok = parse_identity(r, where, rec); !ok) return std::move(ok).error();
+  if (auto ok = parse_figures(r, where, rec, warnings); !ok) return std::move(ok).error();
+  for (auto part : {&parse_shapes, &parse_kernels})
     if (auto ok = part(r, where, rec); !ok) return std::move(ok).error();
   return rec;
+}
+
+// The streaming read. The text is walked once; only the members a record
+// has are built, each record within tuning_record_bytes, and everything
+// else (unknown keys, records past the limit, the records after a bad one
+// when nothing is salvaged) is checked and skipped without being built: a
+// 60 MB file of one junk array costs its text and nothing more.
+struct tuning_reading {
+  tuning_file file;
+  std::optional<error> bad;  // the first record that is not valid
+  json_value format, version;
+  bool has_format = false, has_version = false, has_records = false, records_array = false;
+};
+
+inline bool record_key(std::string_view key) noexcept {
+  for (std::string_view k : {"backend", "device", "driver", "spec", "name", "measured_at", "elements", "reps", "gbps",
+                             "spread", "grid_sync_shapes", "grid_sync", "kernels"})
+    if (key == k) return true;
+  return false;
+}
+
+// Reads one element of "records" into r: the members a record has, within
+// tuning_record_bytes (too_large when it held more). False on a syntax error.
+inline bool read_record(json_reader& in, json_value& r, bool& too_large) {
+  if (in.peek() != '{') return in.skip_value(2);  // r stays null: "is not an object"
+  in.enter_object();
+  r.k = json_value::kind::object;
+  in.limit(tuning_record_bytes);
+  bool first = true;
+  std::string key;
+  while (in.next_member(first, key)) {
+    if (!record_key(key) || in.over_budget()) {
+      if (!in.skip_value(3)) return false;
+      continue;
+    }
+    r.keys.push_back(key);
+    r.items.emplace_back();
+    if (!in.value(r.items.back(), 3)) return false;
+  }
+  too_large = in.over_budget();
+  return !in.failed();
+}
+
+inline bool read_records(json_reader& in, tuning_reading& t, bool salvage) {
+  in.enter_array();
+  bool first = true;
+  for (std::size_t at = 0; in.next_element(first); ++at) {
+    const bool full = t.file.records.size() >= tuning_record_limit;
+    if (full || (t.bad && !salvage)) {
+      if (full) ++t.file.records_left_out;
+      if (!in.skip_value(2)) return false;
+      continue;
+    }
+    json_value r;
+    bool too_large = false;
+    if (!read_record(in, r, too_large)) return false;
+    auto rec = too_large ? expected<tuning_record>(corrupt_tuning(
+                               "record " + std::to_string(at) + " holds more than " +
+                               std::to_string(tuning_record_bytes >> 20) + " MiB of values"))
+                         : parse_record(r, at, t.file.warnings);
+    if (rec) t.file.records.push_back(std::move(*rec));
+    else if (!t.bad) t.bad = std::move(rec).error();
+  }
+  return !in.failed();
+}
+
+inline bool read_top(json_reader& in, tuning_reading& t, bool salvage) {
+  in.enter_object();
+  bool first = true;
+  std::string key;
+  while (in.next_member(first, key)) {
+    json_value* small = key == "format" && !t.has_format     ? &t.format
+                        : key == "version" && !t.has_version ? &t.version
+                                                             : nullptr;
+    if (small != nullptr) {
+      (small == &t.format ? t.has_format : t.has_version) = true;
+      in.limit(4096);
+      if (!in.value(*small, 1)) return false;
+      continue;
+    }
+    if (key == "records" && !t.has_records) {
+      t.has_records = true;
+      if (in.peek() == '[') {
+        t.records_array = true;
+        if (!read_records(in, t, salvage)) return false;
+        continue;
+      }
+    }
+    if (!in.skip_value(1)) return false;
+  }
+  return !in.failed();
 }
 
 }  // namespace detail
 
 ROSTER_INLINE std::string to_json(const tuning_file& file) {
-  using detail::json_quote;
+  using detail::quote;
   std::string out;
   out += "{\n  \"format\": ";
-  json_quote(out, detail::tuning_format);
+  quote(out, detail::tuning_format);
   out += ",\n  \"version\": " + std::to_string(detail::tuning_version) + ",\n  \"records\": [";
   bool first = true;
   for (const auto& r : file.records) {
@@ -270,7 +370,7 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
         {",\n     \"spec\": ", &r.spec}, {", \"name\": ", &r.name},     {", \"measured_at\": ", &r.measured_at}};
     for (const auto& [key, value] : fields) {
       out += key;
-      json_quote(out, *value);
+      quote(out, *value);
     }
     out += ", \"elements\": " + std::to_string(r.elements) + ", \"reps\": " + std::to_string(r.reps);
     detail::figures_to_json(out, r);
@@ -282,29 +382,52 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
   return out;
 }
 
-ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_view text, bool salvage) {
-  using kind = json_value::kind;
-  json_value root;
-  json_reader reader(text);
-  if (!reader.parse(root))
-    return corrupt_tuning("not valid JSON at byte " + std::to_string(reader.where()) + " (" + reader.why() + ")");
-  if (root.k != kind::object) return corrupt_tuning("the top level is not an object");
-  const json_value* format = root.get("format");
-  if (format == nullptr || format->k != kind::string || format->s != tuning_format)
+ROSTER_INLINE void detail::drop_implausible_figures(tuning_record& r, std::string_view where,
+                                                   std::vector<error>& warnings) {
+  std::erase_if(r.figures, [&](const tuning_figure& f) {
+    if (f.gbps > 0 && f.gbps <= tuning_max_gbps) return false;
+    std::string figure;
+    json_number(figure, f.gbps);  // the shortest text: 1e+308, not 309 digits
+    const std::string bound = std::to_string(static_cast<long long>(tuning_max_gbps));
+    warnings.emplace_back(errc::io,
+                          std::string(where) + " (" + r.backend + " " + r.device + "): its " +
+                              std::string(to_string(f.op)) + " " + std::string(to_string(f.type)) + " figure, " +
+                              figure + " GB/s, is " +
+                              (f.gbps > 0 ? "beyond any memory's bandwidth (more than " + bound + " GB/s)"
+                                          : std::string("not a number above 0")) +
+                              "; it is ignored",
+                          "measure the adapter again (roster-info bench --adapter " +
+                              (r.spec.empty() ? r.backend : r.spec) + ")");
+    return true;
+  });
+}
+
+ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_view text, bool salvage) try {
+  json_reader in(text);
+  tuning_reading t;
+  const bool object = in.peek() == '{';
+  if (!(object ? read_top(in, t, salvage) : in.skip_value(0)) || !in.finish())
+    return corrupt_tuning("not valid JSON at byte " + std::to_string(in.where()) + " (" + in.why() + ")");
+  if (!object) return corrupt_tuning("the top level is not an object");
+  if (!t.has_format || t.format.k != json_value::kind::string || t.format.s != tuning_format)
     return corrupt_tuning("\"format\" is not \"roster-tuning\"");
-  const json_value* version = root.get("version");
-  if (version == nullptr || version->k != kind::number || (version->n != 1 && version->n != tuning_version))
+  if (!t.has_version || t.version.k != json_value::kind::number ||
+      (t.version.n != 1 && t.version.n != tuning_version))
     return corrupt_tuning("\"version\" is not 1 or " + std::to_string(tuning_version));
-  const json_value* records = root.get("records");
-  if (records == nullptr || records->k != kind::array) return corrupt_tuning("\"records\" is not an array");
-  tuning_file out;
-  std::size_t index = 0;
-  for (const auto& r : records->items) {
-    auto rec = parse_record(r, index++);
-    if (rec) out.records.push_back(std::move(*rec));
-    else if (!salvage) return std::move(rec).error();
-  }
-  return out;
+  if (!t.records_array) return corrupt_tuning("\"records\" is not an array");
+  if (t.bad && !salvage) return std::move(*t.bad);
+  if (t.file.records_left_out > 0)
+    t.file.warnings.emplace_back(
+        errc::io,
+        "tuning file: it holds " + std::to_string(t.file.records.size() + t.file.records_left_out) +
+            " records; only the first " + std::to_string(tuning_record_limit) + " are read",
+        "remove the records of devices no longer in use (or delete the file and measure again with roster-info "
+        "bench); a site file shared by identical nodes needs one record per model (roster-info bench --export)");
+  return std::move(t.file);
+} catch (const std::bad_alloc&) {
+  return make_error(errc::out_of_memory, "tuning file: out of memory while reading it; its records are ignored",
+                    "give the process more memory, or shrink the file (delete it and measure again with roster-info "
+                    "bench)");
 }
 
 ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {

@@ -29,7 +29,7 @@ ROSTER_INLINE tuning_match find_tuning(std::span<const tuning_record> records, c
     const std::string keys[2] = {tuning_device_key(a), tuning_model_key(a)};
     for (int k = 0; k < 2 && m.record == nullptr; ++k)
       for (const auto& r : records) {
-        if (r.backend != a.backend || r.device != keys[k]) continue;
+        if (r.backend != a.backend || !detail::same_device_key(r.device, keys[k])) continue;
         if (r.driver_version != a.driver_version) {
           if (m.stale == nullptr) m.stale = &r;
           continue;

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <string>
 
 namespace roster {
@@ -35,7 +36,9 @@ inline std::string corrupt_name(const std::string& path) {
 // one did not measure again is kept.
 inline void merge_record(tuning_file& merged, const tuning_record& r) {
   auto same = std::find_if(merged.records.begin(), merged.records.end(),
-                           [&](const tuning_record& x) { return x.backend == r.backend && x.device == r.device; });
+                           [&](const tuning_record& x) {
+                             return x.backend == r.backend && same_device_key(x.device, r.device);
+                           });
   if (same == merged.records.end()) {
     merged.records.push_back(r);
     return;
@@ -122,21 +125,33 @@ ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env() {
   return static_cast<tuning_mode>(**mode);
 }
 
-ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) {
+ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) try {
   auto text = detail::read_file(path, "tuning file");
   if (!text) return std::move(text).error();
   if (!*text) return tuning_file{};  // missing: no records yet
   auto file = parse_tuning(**text);
   if (!file) return std::move(file).error().prepend(path);
+  for (auto& w : file->warnings) w.prepend(path);
   return file;
+} catch (const std::bad_alloc&) {
+  return make_error(errc::out_of_memory, path + ": out of memory while reading the tuning file; its records are ignored",
+                    "give the process more memory, or shrink the file (delete it and measure again with roster-info "
+                    "bench)");
 }
 
 ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<const tuning_record> records,
-                                        std::string* kept_corrupt) {
+                                        std::string* kept_corrupt, std::vector<error>* warnings) try {
+  // A figure beyond any memory's bandwidth is a timing fault: not recorded.
+  std::vector<tuning_record> checked(records.begin(), records.end());
+  std::vector<error> said;
+  for (auto& r : checked) detail::drop_implausible_figures(r, "new record", said);
+  for (auto& w : said) detail::tuning_trace("warning: " + w.message());
+  if (warnings != nullptr) warnings->insert(warnings->end(), said.begin(), said.end());
   // Read-merge-write under the lock. A file that cannot be read (no
   // permission, a FIFO, an I/O error) is never replaced: its records may be
   // good. A corrupt file is kept beside the new one, and its valid records
-  // are carried over.
+  // are carried over. A file past tuning_record_limit is not replaced either:
+  // the records roster did not read would be lost.
   return detail::locked_replace(path, "tuning file", [&]() -> expected<std::string> {
     auto text = detail::read_file(path, "tuning file");
     if (!text) {
@@ -148,6 +163,12 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
     if (*text) {
       if (auto file = parse_tuning(**text)) {
         merged = std::move(*file);
+        for (auto& w : merged.warnings) {
+          detail::tuning_trace("warning: " + w.prepend(path).message());
+          if (warnings != nullptr) warnings->push_back(w);
+        }
+      } else if (file.error().code() == errc::out_of_memory) {
+        return std::move(file).error().prepend(path);
       } else {
         const std::string aside = detail::corrupt_name(path);
         if (::link(path.c_str(), aside.c_str()) != 0)
@@ -161,9 +182,18 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
                              " valid records carried over");
       }
     }
-    for (const auto& r : records) detail::merge_record(merged, r);
+    for (const auto& r : checked) detail::merge_record(merged, r);
+    if (merged.records_left_out > 0 || merged.records.size() > tuning_record_limit)
+      return make_error(errc::io,
+                        path + ": it would hold " + std::to_string(merged.records.size() + merged.records_left_out) +
+                            " records, more than the " + std::to_string(tuning_record_limit) +
+                            " roster reads from one file; it is not replaced, and no record was written",
+                        "remove the records of devices no longer in use (or delete the file and measure again)");
     return to_json(merged);
   });
+} catch (const std::bad_alloc&) {
+  return make_error(errc::out_of_memory, path + ": out of memory while saving tuning records; the file is unchanged",
+                    "give the process more memory, or shrink the file (delete it and measure again)");
 }
 
 ROSTER_INLINE std::span<const tuning_record> current_tuning() {
@@ -179,6 +209,7 @@ ROSTER_INLINE std::span<const tuning_record> current_tuning() {
       detail::tuning_trace("warning: " + loaded.error().message());
       continue;
     }
+    for (const auto& w : loaded->warnings) detail::tuning_trace("warning: " + w.message());
     if (!loaded->records.empty())
       detail::tuning_trace("read " + std::to_string(loaded->records.size()) + " records from " + path);
     for (auto& r : loaded->records) file->records.push_back(std::move(r));
