@@ -26,9 +26,19 @@ int main() {
   roster::program p;
   p.fill(*b, 1.0).fill(*c, 2.0).grid_sync().triad(*a, *b, *c, 3.0);
 
+  // The decision alone, without opening anything:
+  roster::decision_request want;
+  want.program = &p;                              // or want.ops / want.type, or nothing: any device
+  auto d = roster::decide(want);                  // d->spec, d->reasons, d->passed
+  if (!d) return std::fprintf(stderr, "%s\n", d.error().message().c_str()), 1;
+  std::printf("decided: %s\n", d->spec.str().c_str());
+
   // With the program built, route by the program itself:
   auto routed = roster::acquire_preferred(p);   // routed->device, ->backend, ->decision (with reasons)
   if (!routed) return std::fprintf(stderr, "%s\n", routed.error().message().c_str()), 1;
   show("by program", *routed);
+  if (routed->device->adapter().spec() != d->spec.str())  // one decision: the router opens what decide() names
+    return std::fprintf(stderr, "decide() named %s, the router opened %s\n", d->spec.str().c_str(),
+                        routed->device->adapter().spec().c_str()), 1;
   return dev.dispatch(p) ? 0 : 1;
 }
