@@ -24,7 +24,9 @@ inline std::optional<std::string> repeated_context(std::string_view what,
   std::vector<std::string> parts;
   for (std::size_t at = 0; at <= what.size();) {
     const std::size_t end = std::min(what.find(": ", at), what.size());
-    parts.emplace_back(what.substr(at, end - at));
+    std::string_view part = what.substr(at, end - at);
+    while (!part.empty() && (part.front() == ' ' || part.front() == '\t')) part.remove_prefix(1);  // a line's indent
+    parts.emplace_back(part);
     at = end + 2;
   }
   static const std::regex context(R"(^[A-Za-z][A-Za-z0-9_-]*(:[0-9]+)?$)");

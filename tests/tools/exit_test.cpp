@@ -128,6 +128,40 @@ TEST(Exit, DocsTableIsTheCodesTable) {
     EXPECT_NE(help.out.find("\n  " + std::to_string(s.code) + " "), std::string::npos) << s.code << "\n" << help.out;
 }
 
+// bench --export FILE writes a site file: the records keyed by device model,
+// which another node with the same model reads through ROSTER_TUNING_PATH.
+TEST(Exit, BenchExportWritesASiteFileOtherNodesRead) {
+  temp_dir cache, site, other;
+  const std::string file = site.path + "/site.json";
+  auto r = run_to(bench_args({"bench", "--adapter", "toolfake:1", "--export", file}), to_file, to_file, cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("exported 1 record by device model to " + file), std::string::npos) << r.out;
+  const json doc = json::parse(read_text(file));
+  ASSERT_EQ(doc["records"].size(), 1u) << doc.dump();
+  EXPECT_EQ(doc["records"][0]["device"].get<std::string>().rfind("model:", 0), 0u) << doc.dump();
+  EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << "--no-save wrote the user's file";
+  // A node that never measured (its own cache empty) ranks by the site file.
+  r = run_to({"--json"}, to_file, to_file, other.path,
+             {{"ROSTER_TUNING_PATH", file + ":" + other.path + "/roster/tuning.json"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = json::parse(r.out);
+  bool seen = false;
+  for (const auto& a : report["adapters"])
+    if (a["spec"] == "toolfake:1") seen = a["triad_gbps"].is_number();
+  EXPECT_TRUE(seen) << "toolfake:1 has no figure from the site file:\n" << r.out;
+  // The control: without the site file the same node has no figure.
+  r = run_to({"--json"}, to_file, to_file, other.path);
+  const json unmeasured = json::parse(r.out);
+  for (const auto& a : unmeasured["adapters"])
+    if (a["spec"] == "toolfake:1") EXPECT_TRUE(a["triad_gbps"].is_null()) << r.out;
+  // A file that cannot be written: exit status output_failed, with a Fix.
+  r = run_to(bench_args({"bench", "--adapter", "toolfake:1", "--export", file + "/under-a-file.json"}), to_file,
+             to_file, cache.path);
+  EXPECT_EQ(r.status, roster::info::output_failed) << r.err;
+  EXPECT_NE(r.err.find("--export"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix:"), std::string::npos) << r.err;
+}
+
 // bench --size 2^36 on a GPU printed the out-of-memory error, a table of
 // dashes, and exited 0 having measured nothing.
 TEST(Exit, BenchThatMeasuredNothingFails) {

@@ -177,11 +177,15 @@ class Gate(unittest.TestCase):
         self.assertIn("2 pass, 0 allowed, 3 FAIL", out)
 
     def test_checked_in_allow_list_parses_and_allows_no_failure(self):
-        run(sys.executable, GATE, "row", self.rows, "placement masks", "SKIP", "needs two GPUs, nvidia-smi lists 1")
+        run(sys.executable, GATE, "row", self.rows, "placement two-GPU placement", "SKIP", "needs two GPUs, nvidia-smi lists 1")
         run(sys.executable, GATE, "row", self.rows, "cuda_device", "FAIL", "exit 1")
         rc, out = run(sys.executable, GATE, "table", "--allow", os.path.join(ROOT, "bench", "gpu-allow.txt"), self.rows)
         self.assertEqual(rc, 1, out)
-        self.assertRegex(line(out, "placement masks"), r"ALLOWED")
+        self.assertRegex(line(out, "placement two-GPU placement"), r"ALLOWED")
+        # The one-GPU checks run on every node: one that did not run is not allowed.
+        run(sys.executable, GATE, "row", self.rows, "placement CUDA_VISIBLE_DEVICES=-1", "SKIP", "not run")
+        rc, out = run(sys.executable, GATE, "table", "--allow", os.path.join(ROOT, "bench", "gpu-allow.txt"), self.rows)
+        self.assertRegex(line(out, "placement CUDA_VISIBLE_DEVICES=-1"), r"FAIL")
         self.assertRegex(line(out, "cuda_device"), r"FAIL")
 
 

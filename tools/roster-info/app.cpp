@@ -124,6 +124,10 @@ void add_bench_command(CLI::App& app, command_line& cl) {
   bench_cmd->add_option("--svg", cl.bench.svg, "Also draw the GB/s table as a bar chart into this SVG file")
       ->type_name("FILE");
   bench_cmd->add_flag("--no-save", cl.no_save, "Do not write tuning records");
+  bench_cmd->add_option("--export", cl.bench.export_path,
+                        "Also write the records, keyed by device model and driver, into this site file: nodes "
+                        "with the same model read them through ROSTER_TUNING_PATH=FILE:~/.cache/roster/tuning.json")
+      ->type_name("FILE");
   bench_cmd->add_option("--shape", cl.shapes,
                         "Time programs of this shape in one launch and cut at their grid_syncs, and record which is "
                         "faster for that shape: ops (copy, mul, add, triad, dot) joined by ',' within a launch and "
@@ -151,6 +155,8 @@ int bench_command(command_line& cl) {
                  "--json applies to the report and to bind; the bench prints a table and writes its figures to "
                  "the tuning file",
                  "run roster-info bench without --json, then roster-info --json to see the recorded figures");
+  if (cl.bench_cmd->count("--export") > 0 && bench.export_path.empty())
+    return usage("roster-info bench", "--export names no file", "write --export FILE, e.g. --export /site/roster.json");
   if (cl.bench_cmd->count("--svg") > 0 && bench.svg.empty())
     return usage("roster-info bench", "--svg names no file", "write --svg FILE, e.g. --svg stream.svg");
   auto n = parse_count(cl.size_text);

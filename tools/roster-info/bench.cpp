@@ -558,6 +558,7 @@ int run_bench(const bench_options& o) {
     for (const auto& e : r.errors) say_error("\n" + roster::error(e).prepend(r.spec).message() + "\n");
   if (o.save) save_bench_records(results, o);
   int status = results_status(results);
+  if (!o.export_path.empty() && !export_bench_records(results, o)) status = worse_status(status, output_failed);
   if (!o.svg.empty()) status = worse_status(status, write_chart(results, o));
   if (!stdout_written("the bench results")) status = worse_status(status, output_failed);
   return status;

@@ -51,7 +51,7 @@ inline constexpr exit_status exit_statuses[] = {
                      "not open: the report is still printed, `bench` and `bind` do not run, and stderr says why, "
                      "with a `Fix:`"},
     {output_failed, "output could not be written: standard output (a full disk, a closed pipe or stream), an "
-                    "`--svg` file, or standard error when there was a warning or an error to say"},
+                    "`--svg` or `--export` file, or standard error when there was a warning or an error to say"},
     {wrong_result, "`bench` found a wrong result (nothing recorded for that adapter)"},
     {bind_failed, "`bind` could not bind this rank (no circuit, strict mode unmet, a broken launcher environment)"},
     {nothing_measured, "`bench` measured nothing on an adapter it was asked for (it did not open, its buffers could "
@@ -183,6 +183,7 @@ struct bench_options {
   bool save = true;                    ///< write tuning records
   bool kernels = true;                 ///< time the variants of registered kernels (roster::tune_kernel)
   std::string svg;                     ///< file for the bar chart, or empty
+  std::string export_path;             ///< --export: also write the records, keyed by model, into this site file
   std::vector<std::string> shapes{std::string(default_bench_shape)};  ///< program shapes timed native and split
   std::vector<std::string> require;    ///< --require: checked once the command line is, before anything runs
 };
@@ -226,6 +227,10 @@ int run_bench(const bench_options& options);
 /// Writes the tuning record of each adapter with figures and no wrong result
 /// into the tuning file and says so; a failure is a warning.
 void save_bench_records(const std::vector<bench_result>& results, const bench_options& options);
+/// Writes the same records keyed by device model (tuning_model_key) into
+/// options.export_path, a site file for ROSTER_TUNING_PATH; returns false,
+/// said, when that fails.
+bool export_bench_records(const std::vector<bench_result>& results, const bench_options& options);
 /// Returns the tables of bench results: GB/s per op and type, grid sync per
 /// program shape, kernel variants (the last two where there are any).
 std::string render_tables(const std::vector<bench_result>& results, const bench_options& options);

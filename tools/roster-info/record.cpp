@@ -70,4 +70,26 @@ void save_bench_records(const std::vector<bench_result>& results, const bench_op
   }
 }
 
+bool export_bench_records(const std::vector<bench_result>& results, const bench_options& o) {
+  std::vector<tuning_record> records = records_of(results, o);
+  if (records.empty()) return true;
+  for (auto& rec : records) {
+    adapter_info model;
+    model.name = rec.name;
+    rec.device = tuning_model_key(model);  // matched by model and driver on every node with this device
+  }
+  std::string kept;
+  std::vector<roster::error> warnings;
+  auto ok = save_tuning(o.export_path, records, &kept, &warnings);
+  for (const auto& w : warnings) print_warning(w);
+  if (!ok) {
+    print_error("roster-info bench: --export " + o.export_path, ok.error());
+    return false;
+  }
+  if (!kept.empty()) say_error(fmt::format("\nwarning: {} was corrupt; it is kept as {}\n", o.export_path, kept));
+  say(fmt::format("\nexported {} record{} by device model to {}\n", records.size(), records.size() == 1 ? "" : "s",
+                  o.export_path));
+  return true;
+}
+
 }  // namespace roster::info

@@ -68,6 +68,9 @@ bool describe(physical& p, bool f64_off) {
   a.backend = "opencl";
   a.name = device_text(d, CL_DEVICE_NAME);
   a.type = type_of(d);
+  // A CPU device (PoCL, Intel's CPU runtime) implements OpenCL in software on
+  // the host: without a record it never outranks the native CPU backend.
+  a.software = a.type == device_type::cpu;
   if (has_extension(extensions, "cl_khr_device_uuid")) {
     cl_uchar uuid[CL_UUID_SIZE_KHR] = {};
     if (fn().clGetDeviceInfo(d, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, nullptr) == CL_SUCCESS)

@@ -135,6 +135,12 @@ class json_reader {
   static constexpr std::size_t max_key = 256;
 
  private:
+  // True while a value fits in the budget; past it, over_budget() from then on
+  // (so no element or member is added empty).
+  bool room() noexcept {
+    if (budget_ < sizeof(json_value)) over_ = true;
+    return !over_;
+  }
   bool fail(const char* why) {
     if (why_.empty()) why_ = why;
     return false;
@@ -302,7 +308,7 @@ class json_reader {
     ++p_;
     bool first = true;
     while (next_element(first)) {
-      if (over_) {
+      if (!room()) {
         if (!skip_value(depth + 1)) return false;
         continue;
       }
@@ -317,7 +323,7 @@ class json_reader {
     bool first = true;
     while (separator(first, '}')) {
       if (p_ >= t_.size() || t_[p_] != '"') return fail("expected a quoted key in an object");
-      if (over_) {
+      if (!room()) {
         if (!string(nullptr) || !colon() || !skip_value(depth + 1)) return false;
         continue;
       }
