@@ -291,8 +291,11 @@ void stencil_tuned(benchmark::State& state, const std::string& backend, const st
     if (auto ok = roster::record_kernel_choices((*dev)->adapter(), std::span(&choice, 1), *path); !ok)
       return state.SkipWithError(ok.error().message().c_str());
   }
-  // The device as a program gets it: acquired with its tuning record.
-  auto dev = roster::acquire(spec);
+  // The device as a program gets it: acquired with its tuning record (acquire
+  // reads no file itself; the records in use are handed over).
+  roster::acquire_options with_record;
+  with_record.tuning = roster::current_tuning();
+  auto dev = roster::acquire(spec, with_record);
   if (!dev) return state.SkipWithError(dev.error().message().c_str());
   roster::device& d = **dev;
   auto g = make_grids(d, nx, nx);

@@ -152,8 +152,9 @@ TEST(Exit, BenchExportWritesASiteFileOtherNodesRead) {
   // The control: without the site file the same node has no figure.
   r = run_to({"--json"}, to_file, to_file, other.path);
   const json unmeasured = json::parse(r.out);
-  for (const auto& a : unmeasured["adapters"])
+  for (const auto& a : unmeasured["adapters"]) {
     if (a["spec"] == "toolfake:1") EXPECT_TRUE(a["triad_gbps"].is_null()) << r.out;
+  }
   // A file that cannot be written: exit status output_failed, with a Fix.
   r = run_to(bench_args({"bench", "--adapter", "toolfake:1", "--export", file + "/under-a-file.json"}), to_file,
              to_file, cache.path);

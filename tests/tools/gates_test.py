@@ -330,6 +330,46 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "cuda_stream_bench and bench-check"), r"FAIL +NOT RUN: the time budget")
 
 
+class GpuCheckSanitizer(unittest.TestCase):
+    """compute-sanitizer's verdicts: a program that makes no CUDA call is a SKIP
+    (whatever the exit status: newer releases exit 255 for it), errors FAIL."""
+
+    def test_no_cuda_call_is_a_skip_and_errors_fail(self):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        build = os.path.join(tmp, "build")
+        tb = os.path.join(build, "tests", "backends")
+        os.makedirs(tb)
+        os.makedirs(os.path.join(tmp, "bin"))
+
+        def script(path, body):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n" + body)
+            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        for t in ("backends_ops_test", "backends_smoke_test"):
+            script(os.path.join(tb, t), "exit 0\n")
+        script(os.path.join(tmp, "bin", "nvidia-smi"), "echo '0, NVIDIA H200, 580, 143771 MiB, 0000:00:06.0'\n")
+        script(os.path.join(tmp, "bin", "compute-sanitizer"),
+               'case "$*" in\n'
+               '  *backends_smoke_test*) echo "========= COMPUTE-SANITIZER"; '
+               'echo "========= Error: Target application terminated before first instrumented API call"; exit 255;;\n'
+               '  *) echo "========= ERROR SUMMARY: 3 errors"; exit 99;;\n'
+               'esac\n')
+        allow = os.path.join(tmp, "allow.txt")
+        write(allow, "")
+        env = {"OUT": os.path.join(tmp, "out"), "GPU_CHECK_SANITIZE": "1", "GPU_CHECK_BENCH": "0",
+               "GPU_CHECK_VULKAN": "0", "GPU_CHECK_OPENCL": "0", "GPU_CHECK_PLACEMENT": "0",
+               "GPU_CHECK_VULKAN_LOADER": "0", "GPU_CHECK_OPENCL_LOADER": "0", "GPU_CHECK_ALLOW": allow,
+               "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
+               "PATH": os.path.join(tmp, "bin") + ":/usr/bin:/bin:" + os.path.dirname(sys.executable)}
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
+                           text=True, env=dict(os.environ, **env))
+        table = r.stdout[r.stdout.index("gpu-check "):]
+        self.assertRegex(line(table, "sanitizer memcheck backends_smoke_test"),
+                         r"FAIL +SKIP: the program makes no CUDA call \(compute-sanitizer rc 255\)")
+        self.assertRegex(line(table, "sanitizer memcheck backends_ops_test"), r"FAIL +rc 99: ERROR SUMMARY: 3 errors")
+
+
 class GpuCheckVulkan(unittest.TestCase):
     """scripts/gpu-check-vulkan alone on a fake build folder prints its own table and fails."""
 

@@ -169,6 +169,29 @@ TEST(Table, HonoursTheSelector) {
   EXPECT_FALSE(warned["warnings"][0]["fix"].get<std::string>().empty());
 }
 
+// An adapter a vendor mask hides is not listed (nor opened: acquire refuses
+// it, tests/devices): the job was not given that device. The fake GPUs are
+// NVIDIA's (0x10de), so CUDA_VISIBLE_DEVICES=-1 hides both.
+TEST(Table, AdaptersAVendorMaskHidesAreNotListed) {
+  temp_dir cache;
+  auto count_fake = [](const json& doc) {
+    int n = 0;
+    for (const auto& a : doc["adapters"]) n += a["backend"] == "toolfake";
+    return n;
+  };
+  auto open = info(fake_info, {"--json"}, cache.path);
+  ASSERT_EQ(open.status, 0) << open.err;
+  EXPECT_EQ(count_fake(json::parse(open.out)), 2) << open.out;  // the control
+  auto masked = info(fake_info, {"--json"}, cache.path, {{"CUDA_VISIBLE_DEVICES", "-1"}});
+  ASSERT_EQ(masked.status, 0) << masked.err;
+  const json doc = json::parse(masked.out);
+  EXPECT_EQ(count_fake(doc), 0) << masked.out;
+  for (const auto& c : doc["circuits"]) EXPECT_NE(c["preferred"].get<std::string>().rfind("toolfake:", 0), 0u) << c;
+  auto text = info(fake_info, {}, cache.path, {{"CUDA_VISIBLE_DEVICES", "-1"}});
+  EXPECT_NE(text.out.find("hidden by a vendor mask: toolfake:0 ("), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("hidden by a vendor mask: toolfake:1 ("), std::string::npos) << text.out;
+}
+
 TEST(Table, HonoursTrace) {
   temp_dir cache;
   auto r = info(fake_info, {}, cache.path, {{"ROSTER_TRACE", "1"}});

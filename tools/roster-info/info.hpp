@@ -134,7 +134,8 @@ struct report {
   std::string version;
   inventory_stats inventory;           ///< of backend_registration
   std::vector<backend_row> backends;
-  std::vector<adapter_row> adapters;
+  std::vector<adapter_row> adapters;   ///< those the vendor masks leave visible
+  std::vector<std::string> hidden;     ///< "spec (why)" of each adapter a vendor mask hides
   std::vector<circuit_row> circuits;
   std::vector<decision_row> decisions; ///< primary, then auxiliary
   std::string selector;                ///< ROSTER_DEVICE_SELECTOR as set

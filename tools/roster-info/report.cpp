@@ -7,8 +7,10 @@
 #include <roster/decide.hpp>
 #include <roster/plugins.hpp>
 #include <roster/detail/env.hpp>
+#include <roster/detail/gpu_list.hpp>
 #include <roster/detail/json.hpp>
 #include <roster/detail/requirement.hpp>
+#include <roster/detail/vendor_masks.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -111,6 +113,31 @@ int check_requirements(const std::vector<std::string>& require, const std::vecto
   return status;
 }
 
+namespace {
+
+// The adapters the vendor masks (CUDA_VISIBLE_DEVICES and its kin, judged for
+// every API as circuits and acquire judge them) leave visible; each one they
+// hide goes to `hidden` as "spec (why)", and is neither listed nor opened.
+std::vector<adapter_info> visible_adapters(std::vector<adapter_info> all, std::vector<std::string>& hidden) {
+  auto env = [](const char* name) -> const char* {
+    auto v = detail::env_text(name);
+    return v ? v->data() : nullptr;
+  };
+  if (!detail::vendor_masks::any_set([&](const char* name) { return env(name) != nullptr; })) return all;
+  const auto masks = detail::vendor_masks::resolve(env, all, &detail::machine_gpus);
+  std::vector<adapter_info> kept;
+  for (auto& a : all) {
+    if (auto verdict = masks.judge(a); verdict && !verdict->kept) {
+      hidden.push_back(a.spec() + " (" + verdict->reason + ")");
+      continue;
+    }
+    kept.push_back(std::move(a));
+  }
+  return kept;
+}
+
+}  // namespace
+
 report gather() {
   report r;
   r.version = ROSTER_INFO_VERSION;
@@ -138,28 +165,27 @@ report gather() {
     r.warnings.push_back(path.error());
   }
 
+  std::vector<adapter_info> listed;
   for (const auto& b : registered_backends()) {
     std::vector<adapter_info> list;
-    backend_row row = row_of(b, &list);
-    {
-      for (auto& a : list) {
-        adapter_row ar;
-        ar.info = std::move(a);
-        if (selector) {
-          auto verdict = selector->judge(ar.info);
-          ar.selected = verdict.kept;
-          if (!verdict.kept) ar.selector_reason = verdict.reason;
-        }
-        auto m = find_tuning(records, ar.info);
-        if (m.record != nullptr) {
-          ar.triad_gbps = m.record->triad_bandwidth();
-          ar.sync_shapes = m.record->sync_shapes;  // a version 1 file's triad|dot timings are read as that shape
-        }
-        ar.stale_record = m.record == nullptr && m.stale != nullptr;
-        r.adapters.push_back(std::move(ar));
-      }
+    r.backends.push_back(row_of(b, &list));
+    for (auto& a : list) listed.push_back(std::move(a));
+  }
+  for (auto& a : visible_adapters(std::move(listed), r.hidden)) {
+    adapter_row ar;
+    ar.info = std::move(a);
+    if (selector) {
+      auto verdict = selector->judge(ar.info);
+      ar.selected = verdict.kept;
+      if (!verdict.kept) ar.selector_reason = verdict.reason;
     }
-    r.backends.push_back(std::move(row));
+    auto m = find_tuning(records, ar.info);
+    if (m.record != nullptr) {
+      ar.triad_gbps = m.record->triad_bandwidth();
+      ar.sync_shapes = m.record->sync_shapes;  // a version 1 file's triad|dot timings are read as that shape
+    }
+    ar.stale_record = m.record == nullptr && m.stale != nullptr;
+    r.adapters.push_back(std::move(ar));
   }
   // Two backends on one id: acquire refuses the id; say so here too.
   if (auto ok = check_backends(); !ok) r.warnings.push_back(ok.error());
@@ -290,6 +316,7 @@ std::string render_table(const report& r, bool why) {
     for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
     out += fmt::format("  dropped by ROSTER_DEVICE_SELECTOR: {}\n", list);
   }
+  for (const auto& h : r.hidden) out += fmt::format("  hidden by a vendor mask: {}\n", h);
 
   out += "\nCircuits\n";
   rows = {{"#", "role", "preferred", "adapters", "type", "name"}};
