@@ -41,6 +41,10 @@ void expect_unavailable(std::string_view in_what, std::string_view in_fix) {
 }
 
 TEST(opencl_without_icd, lists_nothing_and_says_how_to_install_a_driver) {
+  // The ICD loader also loads every driver OCL_ICD_FILENAMES names, whatever
+  // OCL_ICD_VENDORS says (the H200 node sets it to PoCL and NVIDIA's driver):
+  // no ICD means neither. The loader reads it at first use, after this.
+  ::unsetenv("OCL_ICD_FILENAMES");
   const std::string folder = env("OCL_ICD_VENDORS");
   ASSERT_FALSE(folder.empty()) << "run through meson test opencl_no_icd (OCL_ICD_VENDORS=<a folder with no ICD file>)";
   std::filesystem::create_directories(folder);
