@@ -14,6 +14,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "stream_bench.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -34,75 +36,7 @@ struct options {
 
 options opts;
 
-struct figure {
-  double gbs = 0;
-  double median_ms = 0;
-};
-// (backend, type, op) -> figure
-std::map<std::string, figure> results;
-
-const roster::op stream_ops[] = {roster::op::copy, roster::op::mul, roster::op::add, roster::op::triad,
-                                 roster::op::dot};
-
-std::string key(std::string_view backend, roster::element_type t, roster::op o) {
-  return std::string(backend) + "/" + std::string(roster::to_string(t)) + "/" + std::string(roster::to_string(o));
-}
-
-// Buffers of one element type on one device, kept across the ops.
-struct stream_set {
-  roster::device* device = nullptr;
-  roster::element_type type{};
-  roster::buffer a, b, c, r;
-};
-
-roster::program one_op(const stream_set& s, roster::op o) {
-  constexpr double scalar = 0.4;
-  roster::program p;
-  switch (o) {
-    case roster::op::copy: p.copy(s.c, s.a); break;
-    case roster::op::mul: p.mul(s.b, s.c, scalar); break;
-    case roster::op::add: p.add(s.c, s.a, s.b); break;
-    case roster::op::triad: p.triad(s.a, s.b, s.c, scalar); break;
-    case roster::op::dot: p.dot(s.r, s.a, s.b); break;
-    default: break;
-  }
-  return p;
-}
-
-void run_op(benchmark::State& state, const stream_set* s, roster::op o, std::string backend) {
-  const roster::program p = one_op(*s, o);
-  const double bytes = static_cast<double>(roster::bytes_moved(p.steps()[0]));
-  for (auto _ : state) {
-    std::vector<double> seconds;
-    seconds.reserve(opts.runs);
-    for (int i = 0; i < 3; ++i)  // warm-up
-      if (auto t = s->device->timed_dispatch(p); !t) {
-        state.SkipWithError(t.error().message().c_str());
-        return;
-      }
-    for (int i = 0; i < opts.runs; ++i) {
-      auto t = s->device->timed_dispatch(p);
-      if (!t) {
-        state.SkipWithError(t.error().message().c_str());
-        return;
-      }
-      seconds.push_back(std::chrono::duration<double>(*t).count());
-    }
-    std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
-    const double median = seconds[seconds.size() / 2];
-    state.SetIterationTime(median);
-    state.counters["GB/s"] = bytes / median / 1e9;
-    state.counters["n"] = static_cast<double>(s->a.size);
-    results[key(backend, s->type, o)] = {bytes / median / 1e9, median * 1e3};
-  }
-}
-
-bool parse_flag(const char* arg, const char* name, std::string& out) {
-  const std::size_t len = std::strlen(name);
-  if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
-  out = arg + len + 1;
-  return true;
-}
+using namespace stream_bench;
 
 // Reads roster's flags into opts and hands the rest to Google Benchmark.
 void parse_args(int argc, char** argv) {
@@ -193,7 +127,7 @@ void register_ops(const opened& d, const stream_set* s) {
     benchmark::RegisterBenchmark(("stream/" + d.name + "/" + std::string(roster::to_string(s->type)) + "/" +
                                   std::string(roster::to_string(o)))
                                      .c_str(),
-                                 run_op, s, o, d.name)
+                                 run_op, s, o, d.name, opts.runs)
         ->UseManualTime()
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
