@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/cpu_device.hpp"
+#include "../support/held_bytes.hpp"
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -215,27 +216,9 @@ TEST(cpu_slots, a_handle_never_matches_again_across_every_generation) {
   EXPECT_EQ(slots.capacity(), 2u) << "one index retired after " << roster::cpu::detail::slot_generations << " uses";
 }
 
-// What this process holds in bytes: under a sanitizer the bytes its allocator
-// has handed out and not taken back (ASan keeps freed blocks in a quarantine,
-// so VmRSS grows there whatever the code does); otherwise VmRSS, from
-// /proc/self/status.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-}  // namespace
-// The sanitizers' allocator interface (GCC ships no header for it).
-extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
-namespace {
-#endif
-std::uint64_t resident_bytes() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return __sanitizer_get_current_allocated_bytes();
-#else
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
-  return 0;
-#endif
-}
+// What this process holds in bytes (tests/support/held_bytes.hpp: the resident
+// set, or under a sanitizer its allocator's bytes).
+std::uint64_t resident_bytes() { return roster_test::held_bytes(); }
 
 TEST(cpu_slots, allocate_release_churn_does_not_grow_the_process) {
   auto d = roster_test::open_cpu_device();

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/held_bytes.hpp"
+
 #include <roster/detail/plugin_check.hpp>
 
 #include <roster/detail/file_io.hpp>
@@ -38,14 +40,8 @@ void expect_fix(const roster::error& e) {
 }
 
 // Resident memory of this process in bytes.
-std::size_t resident_bytes() {
-  long pages = 0, resident = 0;
-  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
-  }
-  return static_cast<std::size_t>(resident) * 4096u;
-}
+// The process's memory (the resident set; under a sanitizer, its allocator's bytes).
+std::size_t resident_bytes() { return roster_test::held_bytes(); }
 
 // Case 3: a null host pointer with a non-zero count was passed to the backend,
 // which wrote through it (SIGSEGV).
