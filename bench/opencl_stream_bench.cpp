@@ -80,26 +80,6 @@ bool open_devices(std::vector<opened>& devices) {
   return true;
 }
 
-// Prints the table: OpenCL beside the CUDA baseline, the ratio, and whether within 5%.
-void print_table(bool have_cuda) {
-  std::printf("\n| type (n = %zu) | op | opencl GB/s |%s\n", opts.n, have_cuda ? " cuda GB/s | opencl/cuda |" : "");
-  std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
-  int slower = 0;
-  for (auto t : {roster::element_type::f32, roster::element_type::f64})
-    for (auto o : stream_ops) {
-      auto v = results.find(key("opencl", t, o));
-      if (v == results.end()) continue;
-      std::printf(v->second.gbs < 100 ? "| %s | %s | %.2f |" : "| %s | %s | %.0f |",
-                  std::string(roster::to_string(t)).c_str(), std::string(roster::to_string(o)).c_str(), v->second.gbs);
-      if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
-        const double ratio = v->second.gbs / c->second.gbs;
-        if (ratio < 0.95) ++slower;
-        std::printf(" %.0f | %.3f%s |", c->second.gbs, ratio, ratio < 0.95 ? " (more than 5% slower)" : "");
-      }
-      std::printf("\n");
-    }
-  if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
-}
 
 }  // namespace
 
@@ -168,7 +148,7 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 
-  print_table(devices.size() > 1);
+  print_table("opencl", opts.n, devices.size() > 1);
   for (auto& s : sets)
     for (auto* b : {&s->a, &s->b, &s->c, &s->r}) (void)s->device->release(*b);
   return 0;

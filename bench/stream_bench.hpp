@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -86,6 +87,28 @@ inline bool parse_flag(const char* arg, const char* name, std::string& out) {
   if (std::strncmp(arg, name, len) != 0 || arg[len] != '=') return false;
   out = arg + len + 1;
   return true;
+}
+
+// Prints the table: `backend` beside the CUDA baseline, the ratio, and
+// whether within 5%.
+inline void print_table(const std::string& backend, std::size_t n, bool have_cuda) {
+  std::printf("\n| type (n = %zu) | op | %s GB/s |%s\n", n, backend.c_str(), have_cuda ? (" cuda GB/s | " + backend + "/cuda |").c_str() : "");
+  std::printf("| --- | --- | --- |%s\n", have_cuda ? " --- | --- |" : "");
+  int slower = 0;
+  for (auto t : {roster::element_type::f32, roster::element_type::f64})
+    for (auto o : stream_ops) {
+      auto v = results.find(key(backend, t, o));
+      if (v == results.end()) continue;
+      std::printf(v->second.gbs < 100 ? "| %s | %s | %.2f |" : "| %s | %s | %.0f |",
+                  std::string(roster::to_string(t)).c_str(), std::string(roster::to_string(o)).c_str(), v->second.gbs);
+      if (auto c = results.find(key("cuda", t, o)); have_cuda && c != results.end()) {
+        const double ratio = v->second.gbs / c->second.gbs;
+        if (ratio < 0.95) ++slower;
+        std::printf(" %.0f | %.3f%s |", c->second.gbs, ratio, ratio < 0.95 ? " (more than 5% slower)" : "");
+      }
+      std::printf("\n");
+    }
+  if (have_cuda) std::printf("ops more than 5%% below CUDA: %d\n", slower);
 }
 
 }  // namespace stream_bench
