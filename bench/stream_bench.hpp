@@ -71,7 +71,7 @@ inline void run_op(benchmark::State& state, const stream_set* s, roster::op o, s
         state.SkipWithError(t.error().message().c_str());
         return;
       }
-      seconds.push_back(std::chrono::duration<double>(*t).count());
+      seconds.push_back(t->seconds());
     }
     std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
     const double median = seconds[seconds.size() / 2];

@@ -23,6 +23,7 @@
 
 #include "check.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>

@@ -12,6 +12,7 @@
 
 #include "jacobi.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>

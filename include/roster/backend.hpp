@@ -13,7 +13,6 @@
 #include <array>
 #include <mutex>
 #include <atomic>
-#include <chrono>
 #include <concepts>
 #include <cstdint>
 #include <memory>
@@ -23,6 +22,32 @@
 #include <vector>
 
 namespace roster {
+
+/// Device time in nanoseconds: what timed_dispatch returns. roster's own type,
+/// so that including roster costs no <chrono> (libstdc++'s brings <sstream>
+/// and the locale machinery into every file). It converts to and from
+/// std::chrono::nanoseconds both ways, so `std::chrono::nanoseconds t = *d.timed_dispatch(p);`
+/// and a backend's `return std::chrono::nanoseconds(...)` read as before.
+struct duration_ns {
+  std::int64_t ns = 0;
+  constexpr duration_ns() noexcept = default;
+  constexpr explicit duration_ns(std::int64_t n) noexcept : ns(n) {}
+  /// From std::chrono::nanoseconds (any duration whose period is 1/1e9 s).
+  template <class D>
+    requires(D::period::num == 1 && D::period::den == 1'000'000'000)
+  constexpr duration_ns(const D& d) noexcept : ns(static_cast<std::int64_t>(d.count())) {}
+  /// To std::chrono::nanoseconds.
+  template <class D>
+    requires(D::period::num == 1 && D::period::den == 1'000'000'000)
+  constexpr operator D() const noexcept { return D(static_cast<typename D::rep>(ns)); }
+  /// Returns the nanoseconds.
+  [[nodiscard]] constexpr std::int64_t count() const noexcept { return ns; }
+  /// Returns the time in seconds.
+  [[nodiscard]] constexpr double seconds() const noexcept { return static_cast<double>(ns) * 1e-9; }
+  constexpr duration_ns& operator+=(duration_ns o) noexcept { ns += o.ns; return *this; }
+  friend constexpr duration_ns operator+(duration_ns a, duration_ns b) noexcept { return duration_ns(a.ns + b.ns); }
+  friend constexpr auto operator<=>(duration_ns, duration_ns) noexcept = default;
+};
 
 class open_key;
 namespace detail {
@@ -148,14 +173,14 @@ class ROSTER_API device {
   [[nodiscard]] ROSTER_INLINE expected<void> dispatch(const program& p);
   /// Runs a program once and returns the device's own measure of its time
   /// (events or timestamp queries where the API has them).
-  [[nodiscard]] ROSTER_INLINE expected<std::chrono::nanoseconds> timed_dispatch(const program& p);
+  [[nodiscard]] ROSTER_INLINE expected<duration_ns> timed_dispatch(const program& p);
   /// Waits until every dispatched program has completed.
   [[nodiscard]] virtual expected<void> synchronize() = 0;
 
   /// Runs steps already validated for this device (for wrappers).
   [[nodiscard]] virtual expected<void> dispatch_steps(std::span<const step> steps) = 0;
   /// Runs validated steps once and returns their device time (for wrappers).
-  [[nodiscard]] ROSTER_INLINE virtual expected<std::chrono::nanoseconds> timed_dispatch_steps(
+  [[nodiscard]] ROSTER_INLINE virtual expected<duration_ns> timed_dispatch_steps(
       std::span<const step> steps);
 
   /// Returns the kernel a call runs here: the variant it names; else the

@@ -6,7 +6,6 @@
 #include <roster/detail/inventory_hub.hpp>
 #include <roster/detail/platform/format.hpp>
 
-#include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstdint>
@@ -37,10 +36,29 @@ struct inventory_stats {
 
 namespace detail {
 
+// Orders two gathered entries by T's key, then by module load order, then site.
+template <class T>
+bool key_less(const walk_entry& a, const walk_entry& b) noexcept {
+  const auto& ka = static_cast<const T*>(a.object)->key();
+  const auto& kb = static_cast<const T*>(b.object)->key();
+  if (ka < kb) return true;
+  if (kb < ka) return false;
+  return tie_less(a, b);
+}
+
+// Orders two entries of a type without a key by site first, so the copies of
+// one site linked into several modules are adjacent for the duplicate pass.
+inline bool site_less(const walk_entry& a, const walk_entry& b) noexcept {
+  int c = std::strcmp(a.site, b.site);
+  if (c != 0) return c < 0;
+  return tie_less(a, b);
+}
+
 // Sorts gathered entries by T's key (a type without a key by site), then by
-// module load order, then site. Instantiated per T so the key comparison is
-// inlined: the sort is most of a collection's time. An integral key is
-// copied into the entries and radix-sorted, reading no object while sorting.
+// module load order, then site. An integral key is copied into the entries
+// and radix-sorted inline, reading no object while sorting: that sort is most
+// of a large collection's time. Other keys (backend ids, kernel keys: tens of
+// entries) go through an out-of-line sort with key_less<T>.
 template <class T>
 void sort_entries(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept {
   if constexpr (keyed_entry<T>) {
@@ -56,23 +74,11 @@ void sort_entries(walk_entry* first, walk_entry* last, walk_entry* scratch) noex
       sort_by_key_bits(first, last, scratch);
     } else {
       (void)scratch;
-      std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
-        const auto& ka = static_cast<const T*>(a.object)->key();
-        const auto& kb = static_cast<const T*>(b.object)->key();
-        if (ka < kb) return true;
-        if (kb < ka) return false;
-        return tie_less(a, b);
-      });
+      sort_by(first, last, &key_less<T>);
     }
   } else {
-    // Sites first, so the copies of one site linked into several modules
-    // are adjacent for the duplicate pass.
     (void)scratch;
-    std::sort(first, last, [&](const walk_entry& a, const walk_entry& b) noexcept {
-      int c = std::strcmp(a.site, b.site);
-      if (c != 0) return c < 0;
-      return tie_less(a, b);
-    });
+    sort_by(first, last, &site_less);
   }
 }
 

@@ -9,7 +9,6 @@
 #include <roster/error.hpp>
 #include <roster/program.hpp>
 
-#include <chrono>
 #include <memory>
 #include <span>
 #include <string>
@@ -58,9 +57,9 @@ class grid_sync_split final : public device {
       if (auto ok = inner_->dispatch_steps(piece); !ok) return ok;
     return {};
   }
-  [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override {
+  [[nodiscard]] expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override {
     if (!cuts(steps)) return inner_->timed_dispatch_steps(steps);
-    std::chrono::nanoseconds total{0};
+    duration_ns total{0};
     for (auto piece : split_at_grid_sync(steps)) {
       auto t = inner_->timed_dispatch_steps(piece);
       if (!t) return std::move(t).error();

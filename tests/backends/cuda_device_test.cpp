@@ -9,6 +9,7 @@
 
 #include "../support/cuda_gpu.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>

@@ -19,6 +19,8 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include "../support/scoped_env.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -120,18 +122,7 @@ TEST(CudaDriver, AnyOtherFailureKeepsTheRuntimesCode) {
   EXPECT_NE(e.what().find("(cudaErrorLaunchFailure, 719)"), std::string_view::npos) << e.message();
 }
 
-struct scoped_env {
-  const char* name;
-  std::optional<std::string> saved;
-  scoped_env(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) saved = v;
-    ::setenv(n, value, 1);
-  }
-  ~scoped_env() {
-    if (saved) ::setenv(name, saved->c_str(), 1);
-    else ::unsetenv(name);
-  }
-};
+using roster_test::scoped_env;
 
 bool driver_library_loads() {
   void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);

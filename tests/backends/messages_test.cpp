@@ -15,6 +15,8 @@
 
 #include "../support/messages.hpp"
 
+#include "../support/scoped_env.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,18 +29,7 @@
 
 namespace {
 
-struct scoped_env {
-  const char* name;
-  std::optional<std::string> saved;
-  scoped_env(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) saved = v;
-    ::setenv(n, value, 1);
-  }
-  ~scoped_env() {
-    if (saved) ::setenv(name, saved->c_str(), 1);
-    else ::unsetenv(name);
-  }
-};
+using roster_test::scoped_env;
 
 // The errors gathered, with what provoked each.
 struct gathered {

@@ -9,6 +9,8 @@
 
 #include "../support/vulkan_validation.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <numeric>

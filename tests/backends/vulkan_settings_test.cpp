@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../support/scoped_env.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -28,18 +30,7 @@ void expect_malformed(const roster::error& e, const std::string& quoted) {
   EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();
 }
 
-struct scoped_env {
-  const char* name;
-  std::optional<std::string> saved;
-  scoped_env(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) saved = v;
-    ::setenv(n, value, 1);
-  }
-  ~scoped_env() {
-    if (saved) ::setenv(name, saved->c_str(), 1);
-    else ::unsetenv(name);
-  }
-};
+using roster_test::scoped_env;
 
 bool have_adapter() {
   auto list = roster::vulkan::backend::enumerate();

@@ -4,15 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/scoped_env.hpp"
+
 #include <cstdlib>
 
 namespace {
 
-struct scoped_env {
-  const char* name;
-  scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
-  ~scoped_env() { ::unsetenv(name); }
-};
+using roster_test::scoped_env;
 
 TEST(Env, BooleanWordsAreTheSameEverywhere) {
   for (const char* yes : {"1", "true", "TRUE", "yes", "On", " on "}) EXPECT_EQ(roster::env::parse_flag(yes), true) << yes;

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdlib>
 #include <new>
 #include <thread>

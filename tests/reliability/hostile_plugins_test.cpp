@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "../support/scoped_env.hpp"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -39,18 +41,7 @@ struct temp_folder {
 };
 
 // Sets a variable for one scope.
-struct scoped_env {
-  std::string name;
-  std::optional<std::string> old;
-  scoped_env(const char* n, const char* value) : name(n) {
-    if (const char* v = std::getenv(n)) old = v;
-    ::setenv(n, value, 1);
-  }
-  ~scoped_env() {
-    if (old) ::setenv(name.c_str(), old->c_str(), 1);
-    else ::unsetenv(name.c_str());
-  }
-};
+using roster_test::scoped_env;
 
 void expect_refusal(const roster::error& e, const std::string& what) {
   EXPECT_NE(e.what().find(what), std::string::npos) << e.message();

@@ -9,6 +9,7 @@
 
 #include "../support/messages.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>

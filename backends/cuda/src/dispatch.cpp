@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 namespace roster::cuda {
@@ -83,7 +84,7 @@ expected<void> device::dispatch_steps(std::span<const step> steps) {
   return run(steps);
 }
 
-expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
+expected<duration_ns> device::timed_dispatch_steps(std::span<const step> steps) {
   if (auto ok = activate(); !ok) return std::move(ok).error();
   auto stream = static_cast<cudaStream_t>(stream_);
   auto start = static_cast<cudaEvent_t>(event_start_), stop = static_cast<cudaEvent_t>(event_stop_);

@@ -76,7 +76,7 @@ class device final : public roster::device {
   expected<void> init();
   expected<void> synchronize() override;
   expected<void> dispatch_steps(std::span<const step> steps) override;
-  expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override;
+  expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override;
 
  protected:
   expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;

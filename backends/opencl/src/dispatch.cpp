@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 
 namespace roster::opencl {
 
@@ -216,7 +217,7 @@ expected<void> device::dispatch_steps(std::span<const step> steps) {
 }
 
 // The device's own clock: from the first kernel's start to the last one's end.
-expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
+expected<duration_ns> device::timed_dispatch_steps(std::span<const step> steps) {
   std::lock_guard lock(mutex_);
   ROSTER_IMPL_CL_CALL(where("timed dispatch"), clFinish, queue_);
   timing t;

@@ -96,7 +96,7 @@ class device final : public roster::device {
   expected<void> init();
   expected<void> synchronize() override;
   expected<void> dispatch_steps(std::span<const step> steps) override;
-  expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override;
+  expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override;
   /// Submits a user's command buffer after a barrier that makes roster's writes visible to it.
   expected<void> submit_native(VkCommandBuffer cmd);
 

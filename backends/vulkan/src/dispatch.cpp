@@ -5,6 +5,7 @@
 #include "device.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 namespace roster::vulkan {
@@ -413,7 +414,7 @@ expected<void> device::dispatch_steps(std::span<const step> steps) {
   return check("dispatch");
 }
 
-expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
+expected<duration_ns> device::timed_dispatch_steps(std::span<const step> steps) {
   if (query_pool_ == VK_NULL_HANDLE) return roster::device::timed_dispatch_steps(steps);  // no timestamps: host clock
   if (auto ok = synchronize(); !ok) return std::move(ok).error();
   std::lock_guard lock(mutex_);

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -256,7 +257,7 @@ ROSTER_INLINE expected<void> device::dispatch(const program& p) {
   return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return dispatch_steps(steps); });
 }
 
-ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const program& p) {
+ROSTER_INLINE expected<duration_ns> device::timed_dispatch(const program& p) {
   if (!p.has_calls()) {
     if (auto ok = check_program(p); !ok) return std::move(ok).error();
     return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return timed_dispatch_steps(p.steps()); });
@@ -267,12 +268,12 @@ ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch(const pr
   return detail::guarded(detail::spec_of(*this), adapter().backend, "dispatch", [&] { return timed_dispatch_steps(steps); });
 }
 
-ROSTER_INLINE expected<std::chrono::nanoseconds> device::timed_dispatch_steps(std::span<const step> steps) {
+ROSTER_INLINE expected<duration_ns> device::timed_dispatch_steps(std::span<const step> steps) {
   if (auto ok = synchronize(); !ok) return std::move(ok).error();
   auto t0 = std::chrono::steady_clock::now();
   if (auto ok = dispatch_steps(steps); !ok) return std::move(ok).error();
   if (auto ok = synchronize(); !ok) return std::move(ok).error();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+  return duration_ns(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
 }
 
 ROSTER_INLINE detail::runtime_backend_registry& detail::runtime_backends() noexcept {

@@ -111,6 +111,11 @@ ROSTER_API ROSTER_INLINE bool tie_less(const walk_entry& a, const walk_entry& b)
   return reinterpret_cast<std::uintptr_t>(a.object) < reinterpret_cast<std::uintptr_t>(b.object);
 }
 
+ROSTER_API ROSTER_INLINE void sort_by(walk_entry* first, walk_entry* last,
+                                      bool (*less)(const walk_entry&, const walk_entry&)) noexcept {
+  std::sort(first, last, less);
+}
+
 ROSTER_API ROSTER_INLINE void sort_by_key_bits(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept {
   const std::size_t n = static_cast<std::size_t>(last - first);
   if (n < 2) return;

@@ -137,6 +137,11 @@ ROSTER_API ROSTER_INLINE const snapshot* collect(inventory_slot& slot) noexcept;
 ROSTER_API ROSTER_INLINE void sort_by_key_bits(walk_entry* first, walk_entry* last, walk_entry* scratch) noexcept;
 /// Orders entries of one key: module rank, then site, then address.
 ROSTER_API ROSTER_INLINE bool tie_less(const walk_entry& a, const walk_entry& b) noexcept;
+/// Sorts entries by `less` (std::sort, out of line: the inventories sorted by
+/// comparison hold tens of entries, and the public headers then need no
+/// <algorithm>; an integral key takes sort_by_key_bits).
+ROSTER_API ROSTER_INLINE void sort_by(walk_entry* first, walk_entry* last,
+                                      bool (*less)(const walk_entry&, const walk_entry&)) noexcept;
 /// Called by each module's hook (and by a module's first lookup).
 ROSTER_API ROSTER_INLINE void module_event(module_node& node, module_change what) noexcept;
 /// Makes a detached module visible again (unload_plugin, when dlclose kept it).

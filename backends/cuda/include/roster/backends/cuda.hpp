@@ -68,7 +68,7 @@ class ROSTER_API device final : public roster::device {
   [[nodiscard]] device_caps caps() const noexcept override;
   [[nodiscard]] expected<void> synchronize() override;
   [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override;
-  [[nodiscard]] expected<std::chrono::nanoseconds> timed_dispatch_steps(std::span<const step> steps) override;
+  [[nodiscard]] expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override;
 
   /// Returns how this device runs grid_sync now.
   [[nodiscard]] grid_sync_mode mode() const noexcept { return mode_; }
