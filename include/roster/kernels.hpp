@@ -465,11 +465,7 @@ class call_arguments {
   template <class MemoryOf>
   expected<kernel_args> gather(std::span<const buffer> buffers, std::span<const scalar_arg> scalars,
                                std::size_t extent, MemoryOf& memory_of, bool need_memory) {
-    kernel_buffer* bufs = small_buffers_;
-    if (buffers.size() > std::size(small_buffers_)) {
-      more_buffers_.resize(buffers.size());
-      bufs = more_buffers_.data();
-    }
+    kernel_buffer* bufs = buffers_for(buffers.size());
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       void* data = memory_of(buffers[i]);
       if (data == nullptr && need_memory) return buffer_not_live(i);
@@ -477,11 +473,10 @@ class call_arguments {
     }
     return kernel_args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
   }
-  scalar_arg* scalars(std::size_t n) {
-    if (n <= std::size(small_scalars_)) return small_scalars_;
-    more_scalars_.resize(n);
-    return more_scalars_.data();
-  }
+  // Room for n buffers or n scalars: the small arrays, else the vectors grown
+  // (out of line: the vectors' growth is instantiated in the library).
+  ROSTER_API ROSTER_INLINE kernel_buffer* buffers_for(std::size_t n);
+  ROSTER_API ROSTER_INLINE scalar_arg* scalars(std::size_t n);
   [[nodiscard]] static ROSTER_API ROSTER_INLINE error buffer_not_live(std::size_t index);
 
   kernel_buffer small_buffers_[16];

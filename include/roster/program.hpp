@@ -210,13 +210,10 @@ class program {
                 std::span<const scalar_arg>(scalars.begin(), scalars.size()), options);
   }
   /// Appends a step as it is.
-  program& push(const step& s) {
-    steps_.push_back(s);
-    return *this;
-  }
+  ROSTER_INLINE program& push(const step& s);
 
   /// Returns the steps in order.
-  [[nodiscard]] std::span<const step> steps() const noexcept { return steps_; }
+  [[nodiscard]] std::span<const step> steps() const noexcept { return {steps_.data(), steps_.size()}; }
   /// Returns the set of ops the program uses.
   /// Returns the set of built-in ops the program uses (user calls are not in it).
   [[nodiscard]] op_set ops() const noexcept {

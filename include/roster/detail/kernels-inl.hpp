@@ -344,6 +344,18 @@ ROSTER_INLINE expected<void> validate(const program& p) {
   return ok;
 }
 
+ROSTER_INLINE kernel_buffer* call_arguments::buffers_for(std::size_t n) {
+  if (n <= std::size(small_buffers_)) return small_buffers_;
+  more_buffers_.resize(n);
+  return more_buffers_.data();
+}
+
+ROSTER_INLINE scalar_arg* call_arguments::scalars(std::size_t n) {
+  if (n <= std::size(small_scalars_)) return small_scalars_;
+  more_scalars_.resize(n);
+  return more_scalars_.data();
+}
+
 ROSTER_INLINE error call_arguments::buffer_not_live(std::size_t index) {
   return error(errc::invalid_argument,
                "call: buffer " + std::to_string(index) +

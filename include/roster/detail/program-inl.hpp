@@ -9,6 +9,13 @@
 
 namespace roster {
 
+// Out of line, as the library's other bodies are: a file that includes
+// <roster/program.hpp> instantiates no std::vector growth (bench/compile_cost).
+ROSTER_INLINE program& program::push(const step& s) {
+  steps_.push_back(s);
+  return *this;
+}
+
 ROSTER_INLINE element_type program::type() const noexcept {
   for (const auto& s : steps_)
     if (buffers_of(s.op) > 0 || s.op == op::call) return s.out.type;
