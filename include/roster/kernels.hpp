@@ -465,7 +465,7 @@ class call_arguments {
   template <class MemoryOf>
   expected<kernel_args> gather(std::span<const buffer> buffers, std::span<const scalar_arg> scalars,
                                std::size_t extent, MemoryOf& memory_of, bool need_memory) {
-    kernel_buffer* bufs = buffers_for(buffers.size());
+    kernel_buffer* bufs = buffers.size() <= std::size(small_buffers_) ? small_buffers_ : more_buffers(buffers.size());
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       void* data = memory_of(buffers[i]);
       if (data == nullptr && need_memory) return buffer_not_live(i);
@@ -473,10 +473,14 @@ class call_arguments {
     }
     return kernel_args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
   }
-  // Room for n buffers or n scalars: the small arrays, else the vectors grown
-  // (out of line: the vectors' growth is instantiated in the library).
-  ROSTER_API ROSTER_INLINE kernel_buffer* buffers_for(std::size_t n);
-  ROSTER_API ROSTER_INLINE scalar_arg* scalars(std::size_t n);
+  scalar_arg* scalars(std::size_t n) {
+    return n <= std::size(small_scalars_) ? small_scalars_ : more_scalars(n);
+  }
+  // Past 16 buffers or scalars, the vectors grown to n: out of line, so the
+  // vectors' growth is instantiated in the library and the common call stays
+  // inline.
+  ROSTER_API ROSTER_INLINE kernel_buffer* more_buffers(std::size_t n);
+  ROSTER_API ROSTER_INLINE scalar_arg* more_scalars(std::size_t n);
   [[nodiscard]] static ROSTER_API ROSTER_INLINE error buffer_not_live(std::size_t index);
 
   kernel_buffer small_buffers_[16];

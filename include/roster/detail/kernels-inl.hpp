@@ -344,14 +344,12 @@ ROSTER_INLINE expected<void> validate(const program& p) {
   return ok;
 }
 
-ROSTER_INLINE kernel_buffer* call_arguments::buffers_for(std::size_t n) {
-  if (n <= std::size(small_buffers_)) return small_buffers_;
+ROSTER_INLINE kernel_buffer* call_arguments::more_buffers(std::size_t n) {
   more_buffers_.resize(n);
   return more_buffers_.data();
 }
 
-ROSTER_INLINE scalar_arg* call_arguments::scalars(std::size_t n) {
-  if (n <= std::size(small_scalars_)) return small_scalars_;
+ROSTER_INLINE scalar_arg* call_arguments::more_scalars(std::size_t n) {
   more_scalars_.resize(n);
   return more_scalars_.data();
 }
