@@ -398,7 +398,9 @@ inline const circuits_snapshot* scan(std::uint64_t generation) {
     return snap.release();
   }
   backends_in_use pin;
+  nvml_warmup nvml_start;  // NVML starts beside the enumeration; the circuits read occupancy through it
   auto listed = list_adapters(*in, *snap, lines);
+  nvml_start.join();
   const auto kept = keep_adapters(listed, *in, lines);
   std::vector<ranked> out;
   for (const auto& g : merge(kept, lines)) {
