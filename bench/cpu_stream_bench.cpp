@@ -12,8 +12,10 @@
 // baseline and the CPU has AVX2 (cpu::device::wide_loops()), so the OpenMP
 // loops are compiled twice too, for the build's target and for AVX2, and
 // run the copy roster's plain loops run. roster's streaming stores are its
-// 16-byte non-temporal loop, compiled for the build's target; their label
-// says so. scripts/bench-check fails a like-for-like row whose labels differ.
+// 32-byte non-temporal loop in that AVX2 copy (else the 16-byte one compiled
+// for the build's target); their label says so. scripts/bench-check fails a
+// like-for-like row whose labels (or, for the streaming rows, whose isa=
+// parts) differ.
 #include <roster/backends/cpu.hpp>
 #include <roster/roster.hpp>
 
@@ -231,10 +233,15 @@ void time_roster(benchmark::State& state, kernel k, std::size_t threshold) {
   if (cpu != nullptr) cpu->set_streaming_threshold(default_threshold());
   set_counters(state, k);
   // A one-step program over at least the threshold's bytes streams its stores
-  // (dot has none to stream): that loop is the 16-byte non-temporal one.
+  // (dot has none to stream): the AVX2 copy's 32-byte non-temporal loop where
+  // the plain loops run the AVX2 copy or the build targets AVX2, else the
+  // 16-byte one compiled for the build's target.
   const bool streams = k != kernel::dot && roster::cpu::detail::cpu_has_streaming && bytes_of(k) > threshold;
-  state.SetLabel(streams ? std::string("isa=") + build_isa() + ", 16-byte streaming stores"
-                         : isa_label(roster_wide_loops()));
+  const bool wide_streams =
+      roster::cpu::detail::cpu_has_wide_streaming && (roster_wide_loops() || !roster::cpu::detail::cpu_has_wide_clone);
+  state.SetLabel(!streams       ? isa_label(roster_wide_loops())
+                 : wide_streams ? isa_label(true) + ", 32-byte streaming stores"
+                                : std::string("isa=") + build_isa() + ", 16-byte streaming stores");
 }
 
 void roster_kernel(benchmark::State& state, kernel k) { time_roster(state, k, default_threshold()); }

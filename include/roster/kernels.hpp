@@ -18,6 +18,7 @@
 #include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -465,17 +466,15 @@ class call_arguments {
   template <class MemoryOf>
   expected<kernel_args> gather(std::span<const buffer> buffers, std::span<const scalar_arg> scalars,
                                std::size_t extent, MemoryOf& memory_of, bool need_memory) {
-    kernel_buffer* bufs = buffers.size() <= std::size(small_buffers_) ? small_buffers_ : more_buffers(buffers.size());
+    kernel_buffer* bufs = buffers.size() <= small ? small_buffers_.at : more_buffers(buffers.size());
     for (std::size_t i = 0; i < buffers.size(); ++i) {
       void* data = memory_of(buffers[i]);
       if (data == nullptr && need_memory) return buffer_not_live(i);
-      bufs[i] = {data, buffers[i].size, buffers[i].type};
+      ::new (static_cast<void*>(bufs + i)) kernel_buffer{data, buffers[i].size, buffers[i].type};
     }
     return kernel_args{std::span<const kernel_buffer>(bufs, buffers.size()), scalars, extent};
   }
-  scalar_arg* scalars(std::size_t n) {
-    return n <= std::size(small_scalars_) ? small_scalars_ : more_scalars(n);
-  }
+  scalar_arg* scalars(std::size_t n) { return n <= small ? small_scalars_.at : more_scalars(n); }
   // Past 16 buffers or scalars, the vectors grown to n: out of line, so the
   // vectors' growth is instantiated in the library and the common call stays
   // inline.
@@ -483,8 +482,17 @@ class call_arguments {
   ROSTER_API ROSTER_INLINE scalar_arg* more_scalars(std::size_t n);
   [[nodiscard]] static ROSTER_API ROSTER_INLINE error buffer_not_live(std::size_t index);
 
-  kernel_buffer small_buffers_[16];
-  scalar_arg small_scalars_[16];
+  // Room for 16 buffers and 16 scalars, left unwritten until a call fills
+  // what it uses: setting all 32 to their defaults first cost the static
+  // kernel call (bench-check static-kernel-dispatch-16) several nanoseconds.
+  static constexpr std::size_t small = 16;
+  template <class T>
+  union room {
+    room() noexcept {}
+    T at[small];
+  };
+  room<kernel_buffer> small_buffers_;
+  room<scalar_arg> small_scalars_;
   std::vector<kernel_buffer> more_buffers_;
   std::vector<scalar_arg> more_scalars_;
 };

@@ -295,6 +295,49 @@ void streaming_matches_plain() {
 TEST(cpu_device, streaming_stores_match_plain_float) { streaming_matches_plain<float>(); }
 TEST(cpu_device, streaming_stores_match_plain_double) { streaming_matches_plain<double>(); }
 
+// The AVX2 copy's 32-byte streaming loop gives the 16-byte loop's bits for
+// each op it has, from every offset within a cache line (its scalar head)
+// and with odd tails; it declines the ops it has no loop for.
+template <class T>
+void wide_streaming_matches_narrow() {
+#if !defined(__SSE2__)
+  GTEST_SKIP() << "no streaming stores on this architecture";
+#else
+  namespace cd = roster::cpu::detail;
+  if (!cd::cpu_has_wide_streaming || (cd::cpu_has_wide_clone && !cd::cpu_wide_loops_available()))
+    GTEST_SKIP() << "this build or CPU has no AVX2 streaming loop";
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> dist(-1, 1);
+  const std::size_t room = 4096 + 64;
+  std::vector<T> a(room), b(room), wide(room), narrow(room);
+  for (auto* v : {&a, &b})
+    for (auto& x : *v) x = static_cast<T>(dist(rng));
+  const T s = static_cast<T>(1.25);
+  using roster::op;
+  for (op kind : {op::fill, op::copy, op::mul, op::add, op::triad})
+    for (std::size_t offset = 0; offset < 64 / sizeof(T); ++offset)
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{33}, std::size_t{4096 - 3}}) {
+        T* w = wide.data() + offset;
+        T* o = narrow.data() + offset;
+        ASSERT_TRUE(cd::cpu_stream_wide(kind, w, a.data() + offset, b.data() + offset, s, n));
+        switch (kind) {
+          case op::fill: cd::cpu_fill_stream(o, s, n); break;
+          case op::copy: cd::cpu_copy_stream(o, a.data() + offset, n); break;
+          case op::mul: cd::cpu_mul_stream(o, a.data() + offset, s, n); break;
+          case op::add: cd::cpu_add_stream(o, a.data() + offset, b.data() + offset, n); break;
+          default: cd::cpu_triad_stream(o, a.data() + offset, b.data() + offset, s, n); break;
+        }
+        cd::cpu_stream_fence();
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(w[i], o[i]) << to_string(kind) << " offset " << offset << " n " << n << " i " << i;
+      }
+  for (op kind : {op::nstream, op::dot})
+    EXPECT_FALSE(cd::cpu_stream_wide(kind, wide.data(), a.data(), b.data(), s, 64)) << to_string(kind);
+#endif
+}
+TEST(cpu_device, wide_streaming_matches_narrow_float) { wide_streaming_matches_narrow<float>(); }
+TEST(cpu_device, wide_streaming_matches_narrow_double) { wide_streaming_matches_narrow<double>(); }
+
 // The AVX2 copy of the plain loops gives the baseline loops' bits, op by op
 // and fused, on odd sizes.
 template <class T>

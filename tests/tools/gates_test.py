@@ -225,6 +225,28 @@ class BenchCheckRules(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("a side names no code path", line(out, "CPU add like for like"))
 
+    def test_like_for_like_by_one_item_of_the_labels(self):
+        # The streaming rows: roster's label also names its stores; only the
+        # isa= items must agree.
+        fig = [dict(self.RATIO[0], what="CPU add streaming", same_label="isa")]
+        rc, out = self.judge(fig, self.reps("roster/add", [150] * 5, "isa=avx2, 32-byte streaming stores") +
+                             self.reps("openmp/add", [140] * 5, "isa=avx2"))
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(line(out, "CPU add streaming"), r"pass$")
+        rc, out = self.judge(fig, self.reps("roster/add", [150] * 5, "isa=sse2, 16-byte streaming stores") +
+                             self.reps("openmp/add", [140] * 5, "isa=avx2"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL (not like for like: 'isa=sse2, 16-byte streaming stores' against 'isa=avx2')",
+                      line(out, "CPU add streaming"))
+        rc, out = self.judge(fig, self.reps("roster/add", [150] * 5, "32-byte streaming stores") +
+                             self.reps("openmp/add", [140] * 5, "isa=avx2"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("a side's label names no isa=", line(out, "CPU add streaming"))
+        # The whole-label rows stay whole: the same pair fails there.
+        rc, out = self.judge(self.RATIO, self.reps("roster/add", [150] * 5, "isa=avx2, 32-byte streaming stores") +
+                             self.reps("openmp/add", [140] * 5, "isa=avx2"))
+        self.assertEqual(rc, 1, out)
+
     def test_a_miss_within_the_spread_is_settled_by_the_remeasure(self):
         first = self.reps("roster/add", [130, 138, 150, 136, 145], "isa=avx2") + \
             self.reps("openmp/add", [140, 141, 139, 150, 138], "isa=avx2")

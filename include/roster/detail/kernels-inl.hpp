@@ -229,14 +229,16 @@ ROSTER_INLINE void convert_scalars(const kernel_entry& entry, const kernel_call&
     if (p.is_buffer) continue;
     if (si >= out.size() || si >= c.scalars.size()) return;
     const scalar_arg& a = c.scalars[si];
+    void* at = &out[si];  // call_arguments' room: each scalar is made here, never assigned over
     switch (p.scalar) {
-      case scalar_type::f32: out[si] = scalar_arg(a.as<float>()); break;
-      case scalar_type::f64: out[si] = scalar_arg(a.as<double>()); break;
-      case scalar_type::i32: out[si] = scalar_arg(a.as<std::int32_t>()); break;
-      case scalar_type::u32: out[si] = scalar_arg(a.as<std::uint32_t>()); break;
+      case scalar_type::f32: ::new (at) scalar_arg(a.as<float>()); break;
+      case scalar_type::f64: ::new (at) scalar_arg(a.as<double>()); break;
+      case scalar_type::i32: ::new (at) scalar_arg(a.as<std::int32_t>()); break;
+      case scalar_type::u32: ::new (at) scalar_arg(a.as<std::uint32_t>()); break;
     }
     ++si;
   }
+  for (; si < out.size(); ++si) ::new (static_cast<void*>(&out[si])) scalar_arg();  // none left unmade
 }
 
 namespace detail {

@@ -153,7 +153,7 @@ class ROSTER_API device final : public roster::device {
     if (!args) return std::move(args).error().prepend(adapter_.spec());
     const unsigned threads = pool_.size();
     auto part = [&](unsigned t) noexcept {
-      const std::size_t lo = extent * t / threads, hi = extent * (t + 1) / threads;
+      const std::size_t lo = detail::cpu_block_begin(extent, t, threads), hi = detail::cpu_block_begin(extent, t + 1, threads);
       if (lo < hi) fn(*args, lo, hi);
     };
     pool_.run_each(part);

@@ -57,6 +57,12 @@ inline void cpu_run_step(const cpu_step<T>& s, std::size_t lo, std::size_t hi, d
   if (lo >= hi) return;
   const std::size_t n = hi - lo;
   if (streaming) {
+    // The AVX2 copy's 32-byte streaming stores where the plain loops run the
+    // AVX2 copy too (or the build targets AVX2).
+    if ((wide || !cpu_has_wide_clone) &&
+        cpu_stream_wide(s.kind, s.out + lo, s.in1 != nullptr ? s.in1 + lo : nullptr,
+                        s.in2 != nullptr ? s.in2 + lo : nullptr, s.scalar, n))
+      return;
     switch (s.kind) {
       case op::fill: cpu_fill_stream(s.out + lo, s.scalar, n); return;
       case op::copy: cpu_copy_stream(s.out + lo, s.in1 + lo, n); return;
@@ -206,7 +212,7 @@ ROSTER_INLINE expected<void> device::run_call(const kernel_call& c) {
   const std::size_t n = args->extent;
   const unsigned threads = pool_.size();
   auto part = [&](unsigned t) noexcept {
-    const std::size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    const std::size_t lo = detail::cpu_block_begin(n, t, threads), hi = detail::cpu_block_begin(n, t + 1, threads);
     if (lo < hi) fn(*args, lo, hi);
   };
   pool_.run_each(part);

@@ -18,6 +18,9 @@
 
 #if defined(__SSE2__)
 #  include <emmintrin.h>
+#  if defined(__GNUC__)
+#    include <immintrin.h>  // the AVX2 copy's 32-byte streaming stores (target attribute)
+#  endif
 #endif
 
 namespace roster::cpu::detail {
@@ -213,7 +216,76 @@ inline void cpu_triad_stream(T* __restrict a, const T* __restrict b, const T* __
   cpu_stream_loop(a, n, [&](std::size_t i) { return b[i] + s * c[i]; },
                   [&](std::size_t i) { return cpu_load(b + i) + s * cpu_load(c + i); });
 }
+
+// The streaming loops in the AVX2 copy (see cpu_has_wide_clone): 32-byte
+// non-temporal stores, one cache line per two. The same arithmetic as the
+// 16-byte loops (no FMA), so both give the same bits.
+#  if ROSTER_CPU_WIDE_CLONE || defined(__AVX2__)
+inline constexpr bool cpu_has_wide_streaming = true;
+ROSTER_CPU_WIDE inline __m256d cpu_wide_load(const double* p) noexcept { return _mm256_loadu_pd(p); }
+ROSTER_CPU_WIDE inline __m256 cpu_wide_load(const float* p) noexcept { return _mm256_loadu_ps(p); }
+ROSTER_CPU_WIDE inline __m256d cpu_wide_set(double x) noexcept { return _mm256_set1_pd(x); }
+ROSTER_CPU_WIDE inline __m256 cpu_wide_set(float x) noexcept { return _mm256_set1_ps(x); }
+ROSTER_CPU_WIDE inline __m256d cpu_wide_add(__m256d a, __m256d b) noexcept { return _mm256_add_pd(a, b); }
+ROSTER_CPU_WIDE inline __m256 cpu_wide_add(__m256 a, __m256 b) noexcept { return _mm256_add_ps(a, b); }
+ROSTER_CPU_WIDE inline __m256d cpu_wide_mul(__m256d a, __m256d b) noexcept { return _mm256_mul_pd(a, b); }
+ROSTER_CPU_WIDE inline __m256 cpu_wide_mul(__m256 a, __m256 b) noexcept { return _mm256_mul_ps(a, b); }
+ROSTER_CPU_WIDE inline void cpu_wide_stream(double* p, __m256d v) noexcept { _mm256_stream_pd(p, v); }
+ROSTER_CPU_WIDE inline void cpu_wide_stream(float* p, __m256 v) noexcept { _mm256_stream_ps(p, v); }
+
+// out = fill x | copy a | mul s*a | add a+b | triad a+s*b over [0, n); false
+// for an op it has no loop for. Scalar up to a 32-byte boundary, then 32-byte
+// streaming stores, then a scalar tail.
+template <class Op, class T>
+ROSTER_CPU_WIDE bool cpu_stream_wide(Op kind, T* __restrict out, const T* __restrict a, const T* __restrict b, T s,
+                                     std::size_t n) noexcept {
+  if (kind != Op::fill && kind != Op::copy && kind != Op::mul && kind != Op::add && kind != Op::triad) return false;
+#    if defined(ROSTER_IMPL_BROKEN_TRIAD_FOR_TESTS)
+  if (kind == Op::triad) s += s;  // deliberately wrong, as in cpu_triad
+#    endif
+  constexpr std::size_t w = 32 / sizeof(T);
+  auto one = [&](std::size_t i) noexcept {
+    switch (kind) {
+      case Op::fill: return s;
+      case Op::copy: return a[i];
+      case Op::mul: return s * a[i];
+      case Op::add: return a[i] + b[i];
+      default: return a[i] + s * b[i];
+    }
+  };
+  std::size_t i = 0;
+  for (; i < n && (reinterpret_cast<std::uintptr_t>(out + i) & 31) != 0; ++i) out[i] = one(i);
+  const auto k = cpu_wide_set(s);
+  switch (kind) {
+    case Op::fill:
+      for (; i + w <= n; i += w) cpu_wide_stream(out + i, k);
+      break;
+    case Op::copy:
+      for (; i + w <= n; i += w) cpu_wide_stream(out + i, cpu_wide_load(a + i));
+      break;
+    case Op::mul:
+      for (; i + w <= n; i += w) cpu_wide_stream(out + i, cpu_wide_mul(k, cpu_wide_load(a + i)));
+      break;
+    case Op::add:
+      for (; i + w <= n; i += w) cpu_wide_stream(out + i, cpu_wide_add(cpu_wide_load(a + i), cpu_wide_load(b + i)));
+      break;
+    default:
+      for (; i + w <= n; i += w)
+        cpu_wide_stream(out + i, cpu_wide_add(cpu_wide_load(a + i), cpu_wide_mul(k, cpu_wide_load(b + i))));
+      break;
+  }
+  for (; i < n; ++i) out[i] = one(i);
+  return true;
+}
+#  else
+inline constexpr bool cpu_has_wide_streaming = false;
+template <class Op, class T>
+inline bool cpu_stream_wide(Op, T*, const T*, const T*, T, std::size_t) noexcept { return false; }
+#  endif
 #else
+inline constexpr bool cpu_has_wide_streaming = false;
+template <class Op, class T>
+inline bool cpu_stream_wide(Op, T*, const T*, const T*, T, std::size_t) noexcept { return false; }
 inline constexpr bool cpu_has_streaming = false;
 inline void cpu_stream_fence() noexcept {}
 template <class T>
