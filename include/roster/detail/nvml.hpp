@@ -90,7 +90,6 @@ class nvml_warmup {
     if (started_) ::pthread_join(thread_, nullptr);
     started_ = false;
   }
-  bool started() const { return started_; }
 
  private:
   static void* start(void*) {

@@ -216,11 +216,25 @@ inline void cpu_triad_stream(T* __restrict a, const T* __restrict b, const T* __
   cpu_stream_loop(a, n, [&](std::size_t i) { return b[i] + s * c[i]; },
                   [&](std::size_t i) { return cpu_load(b + i) + s * cpu_load(c + i); });
 }
+#else
+inline constexpr bool cpu_has_streaming = false;
+inline void cpu_stream_fence() noexcept {}
+template <class T>
+inline void cpu_fill_stream(T* a, T x, std::size_t n) noexcept { cpu_fill(a, x, n); }
+template <class T>
+inline void cpu_copy_stream(T* c, const T* a, std::size_t n) noexcept { cpu_copy(c, a, n); }
+template <class T>
+inline void cpu_mul_stream(T* b, const T* c, T s, std::size_t n) noexcept { cpu_mul(b, c, s, n); }
+template <class T>
+inline void cpu_add_stream(T* c, const T* a, const T* b, std::size_t n) noexcept { cpu_add(c, a, b, n); }
+template <class T>
+inline void cpu_triad_stream(T* a, const T* b, const T* c, T s, std::size_t n) noexcept { cpu_triad(a, b, c, s, n); }
+#endif
 
 // The streaming loops in the AVX2 copy (see cpu_has_wide_clone): 32-byte
 // non-temporal stores, one cache line per two. The same arithmetic as the
 // 16-byte loops (no FMA), so both give the same bits.
-#  if ROSTER_CPU_WIDE_CLONE || defined(__AVX2__)
+#if defined(__SSE2__) && (ROSTER_CPU_WIDE_CLONE || defined(__AVX2__))
 inline constexpr bool cpu_has_wide_streaming = true;
 ROSTER_CPU_WIDE inline __m256d cpu_wide_load(const double* p) noexcept { return _mm256_loadu_pd(p); }
 ROSTER_CPU_WIDE inline __m256 cpu_wide_load(const float* p) noexcept { return _mm256_loadu_ps(p); }
@@ -240,9 +254,9 @@ template <class Op, class T>
 ROSTER_CPU_WIDE bool cpu_stream_wide(Op kind, T* __restrict out, const T* __restrict a, const T* __restrict b, T s,
                                      std::size_t n) noexcept {
   if (kind != Op::fill && kind != Op::copy && kind != Op::mul && kind != Op::add && kind != Op::triad) return false;
-#    if defined(ROSTER_IMPL_BROKEN_TRIAD_FOR_TESTS)
+#  if defined(ROSTER_IMPL_BROKEN_TRIAD_FOR_TESTS)
   if (kind == Op::triad) s += s;  // deliberately wrong, as in cpu_triad
-#    endif
+#  endif
   constexpr std::size_t w = 32 / sizeof(T);
   auto one = [&](std::size_t i) noexcept {
     switch (kind) {
@@ -277,27 +291,10 @@ ROSTER_CPU_WIDE bool cpu_stream_wide(Op kind, T* __restrict out, const T* __rest
   for (; i < n; ++i) out[i] = one(i);
   return true;
 }
-#  else
-inline constexpr bool cpu_has_wide_streaming = false;
-template <class Op, class T>
-inline bool cpu_stream_wide(Op, T*, const T*, const T*, T, std::size_t) noexcept { return false; }
-#  endif
 #else
 inline constexpr bool cpu_has_wide_streaming = false;
 template <class Op, class T>
 inline bool cpu_stream_wide(Op, T*, const T*, const T*, T, std::size_t) noexcept { return false; }
-inline constexpr bool cpu_has_streaming = false;
-inline void cpu_stream_fence() noexcept {}
-template <class T>
-inline void cpu_fill_stream(T* a, T x, std::size_t n) noexcept { cpu_fill(a, x, n); }
-template <class T>
-inline void cpu_copy_stream(T* c, const T* a, std::size_t n) noexcept { cpu_copy(c, a, n); }
-template <class T>
-inline void cpu_mul_stream(T* b, const T* c, T s, std::size_t n) noexcept { cpu_mul(b, c, s, n); }
-template <class T>
-inline void cpu_add_stream(T* c, const T* a, const T* b, std::size_t n) noexcept { cpu_add(c, a, b, n); }
-template <class T>
-inline void cpu_triad_stream(T* a, const T* b, const T* c, T s, std::size_t n) noexcept { cpu_triad(a, b, c, s, n); }
 #endif
 
 }  // namespace roster::cpu::detail
