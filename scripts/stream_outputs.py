@@ -172,7 +172,10 @@ def markdown(doc, source, others=()):
              f"Measured by `scripts/gpu-stream-compare` on {meta['node']}, {meta['date']}, roster commit "
              f"{meta['roster_commit']}, against BabelStream {meta['babelstream_commit']} "
              f"({meta.get('babelstream_format', '?')}); median over {meta['rounds']} rounds, spread: the rounds' "
-             f"interquartile range over the median. Raw rounds: the folder of `{source}`."]
+             f"interquartile range over the median"
+             + (f" (the CPU rows: {meta['cpu_rounds']} rounds, the median of the rounds' ratios and their spread)"
+                if meta.get("cpu_rounds") else "")
+             + f". Raw rounds: the folder of `{source}`."]
     timings = []
     for r in rows:
         if r["timing"] not in timings:

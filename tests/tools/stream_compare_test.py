@@ -2,8 +2,9 @@
 """scripts/gpu-stream-compare on synthetic raw rounds: both BabelStream CSV
 formats (5.0's max_mbytes_per_sec, main's max_MB_per_sec) read, an unknown
 one refused, BabelStream's exit status checked, the re-measure rule, the
-like-for-like check of the CPU rows, the pinned anchor, and the Markdown
-table that names its results file. Nothing here is BabelStream's code: the
+like-for-like check of the CPU rows, the CPU rows judged round by round and
+measured in more rounds than the GPU rows, the pinned anchor, and the
+Markdown table that names its results file. Nothing here is BabelStream's code: the
 CSV texts are written below in the shape its two versions print."""
 import json
 import os
@@ -112,13 +113,15 @@ class Rounds:
 
     def round(self, i, bs, roster, fmt="main", rc=None, vulkan=True, cpu=None, omp=None, folder=""):
         d = os.path.join(folder, f"round{i}")
-        for t, size in (("float", 4), ("double", 8)):
-            self.write(f"{d}/babelstream-cuda-{t}.csv", babelstream_csv(bs, GPU_N, size, fmt))
-        self.write(f"{d}/cuda_stream.json", cuda_stream_json({"float": roster, "double": roster}))
-        if vulkan:
+        if bs is not None:
+            for t, size in (("float", 4), ("double", 8)):
+                self.write(f"{d}/babelstream-cuda-{t}.csv", babelstream_csv(bs, GPU_N, size, fmt))
+            self.write(f"{d}/cuda_stream.json", cuda_stream_json({"float": roster, "double": roster}))
+        if vulkan and bs is not None:
             self.write(f"{d}/vulkan_stream.json", vulkan_stream_json(same(4300.0), same(4280.0)))
         if cpu:
             self.write(f"{d}/cpu_stream.json", cpu_stream_json(*cpu))
+        if omp:
             self.write(f"{d}/babelstream-omp-double.csv", babelstream_csv(omp, CPU_N, 8, "main"))
         status = {f"babelstream-cuda-{t}": {"rc": (rc or {}).get(t, 0), "source": "babelstream-cuda"}
                   for t in ("float", "double")}
@@ -229,6 +232,45 @@ class StreamCompare(unittest.TestCase):
         self.assertIn("FAIL (not like for like: 'isa=sse2' against 'isa=avx2')",
                       row(out, "CPU double add: roster (no streaming stores)"))
 
+    def test_cpu_rows_judged_round_by_round(self):
+        # The host's bandwidth moves both sides of a round alike (80 to 120
+        # GB/s here): each round's ratio is what counts, not each side's own
+        # spread. Roster 5% ahead in every round: ratio 1.050, spread 0.
+        r = Rounds(self)
+        host = (100.0, 80.0, 120.0)
+        for i, h in enumerate(host):
+            r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(1.05 * h)), omp=same(h * 1.01))
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(row(out, "CPU double add: roster (no streaming stores)"),
+                         r"\] +105\.0 +100\.0 +1\.050 +>= 1 +0\.0% .* pass$")
+        # 5% behind in every round: FAIL, not a re-measure hidden in the
+        # host's 40% swing (each side's own spread).
+        for i, h in enumerate(host):
+            r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(0.95 * h)), omp=same(h * 1.01))
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL (misses by 5.0%, beyond the spread 0.0%)", row(out, "CPU double add: roster (no streaming stores)"))
+        # One side in the host's fast state in other rounds than the other
+        # (bench/results/h200-2026-12-02/cpu-stream): the ratios spread, a
+        # miss inside that spread is measured again.
+        for i, (h, g) in enumerate(((100.0, 120.0), (120.0, 100.0), (100.0, 100.0), (100.0, 118.0), (100.0, 101.0))):
+            r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * g), same(0.99 * g)), omp=same(h * 1.01))
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(row(out, "CPU double copy: roster (no streaming stores)"),
+                         r"1\.000 +>= 1 .* re-measure \(misses by 0\.0%, within the spread 17\.8%")
+        # A round with one side missing pairs with nothing and is left out.
+        r = Rounds(self)
+        for i, h in enumerate(host):
+            r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(1.05 * h)), omp=same(h * 1.01))
+        r.round(3, None, None, cpu=(same(160.0), same(50.0)))
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(r.dir, "stream-compare.json")) as f:
+            cpu = [x for x in json.load(f)["rows"] if x["what"].startswith("CPU double add: roster (no streaming")][0]
+        self.assertEqual((cpu["rounds"], cpu["pairing"], [round(x, 3) for x in cpu["ratios"]]), (3, "round", [1.05] * 3))
+
     def test_anchor_is_required_and_pinned(self):
         build = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, build)
@@ -327,6 +369,39 @@ for t in ("float", "double"):
 json.dump({"benchmarks": bench}, open(out, "w"))
 """
 
+# Stand-ins for the host pair: BabelStream's OpenMP model (main's CSV at 2^25
+# doubles, 100 GB/s per op), cpu_stream_bench (both roster variants, at
+# FAKE_CPU_FACTORS of that, one per call; streaming stores at 1.5x) and the
+# objdump that reads the OpenMP model's instruction set.
+FAKE_OMP_STREAM = """#!PYTHON
+import sys
+count = int(sys.argv[sys.argv.index("--arraysize") + 1])
+print("function,num_times,n_elements,sizeof,max_MB_per_sec,min_runtime,max_runtime,avg_runtime")
+for op, w in (("Copy", 2), ("Mul", 2), ("Add", 3), ("Triad", 3), ("Dot", 2)):
+    t = w * 8 * count / 100e9
+    print(f"{op},100,{count},8,{100e3:.6g},{t:.6g},{t * 1.05:.6g},{t:.6g}")
+"""
+
+FAKE_CPU_BENCH = """#!PYTHON
+import json, os, sys
+state = os.environ["FAKE_STATE"] + "/cpu"
+n = int(open(state).read()) if os.path.exists(state) else 0
+open(state, "w").write(str(n + 1))
+f = [float(x) for x in os.environ.get("FAKE_CPU_FACTORS", "1.05").split(",")]
+f = f[min(n, len(f) - 1)]
+out = next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--benchmark_out="))
+bench = []
+for variant, g, label in (("roster_cpu", 150.0, "isa=avx2, 32-byte streaming stores"),
+                          ("roster_cpu_no_streaming", 100.0 * f, "isa=avx2")):
+    for op in ("copy", "mul", "add", "triad", "dot"):
+        bench.append({"name": f"{variant}/{op}/real_time", "run_type": "iteration", "GB/s": g, "label": label})
+json.dump({"benchmarks": bench}, open(out, "w"))
+"""
+
+FAKE_OBJDUMP = """#!/bin/sh
+printf '0000000000001000 <OMPStream<double>::copy()>:\\n    1000:\\tvmovupd (%%rax),%%ymm0\\n'
+"""
+
 
 class StreamCompareRun(unittest.TestCase):
     """gpu-stream-compare measuring, with stand-ins for nvidia-smi, BabelStream
@@ -377,6 +452,46 @@ class StreamCompareRun(unittest.TestCase):
         rc, out = self.measure(FAKE_BS_RC="1")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (babelstream-cuda-float exited 1 in round0", row(out, "CUDA float copy"))
+
+    def host_pair(self):
+        for path, text in ((os.path.join(self.dir, "omp-stream"), FAKE_OMP_STREAM),
+                           (os.path.join(self.build, "bench", "cpu_stream_bench"), FAKE_CPU_BENCH),
+                           (os.path.join(self.bin, "objdump"), FAKE_OBJDUMP)):
+            with open(path, "w") as f:
+                f.write(text.replace("#!PYTHON", "#!" + sys.executable))
+            os.chmod(path, 0o755)
+        self.env["BABELSTREAM_OMP_BIN"] = os.path.join(self.dir, "omp-stream")
+
+    def test_cpu_rows_take_more_rounds(self):
+        # 3 rounds of everything, then the host pair alone up to --cpu-rounds.
+        self.host_pair()
+        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--cpu-rounds", "5", env=self.env)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(row(out, "CPU double triad: roster (no streaming stores)"),
+                         r"\[isa=avx2 / isa=avx2\] +105\.0 +100\.0 +1\.050 .* pass$")
+        for i in range(5):
+            files = set(os.listdir(os.path.join(self.out, f"round{i}")))
+            self.assertTrue({"babelstream-omp-double.csv", "cpu_stream.json"} <= files, (i, files))
+            self.assertEqual("cuda_stream.json" in files, i < 3, (i, files))
+        with open(os.path.join(self.out, "stream-compare.json")) as f:
+            doc = json.load(f)
+        self.assertEqual((doc["meta"]["rounds"], doc["meta"]["cpu_rounds"]), (3, 5))
+        rounds = {r["what"]: r.get("rounds") for r in doc["rows"]}
+        self.assertEqual(rounds["CUDA double copy: roster / BabelStream"], 3)
+        self.assertEqual(rounds["CPU double copy: roster (no streaming stores) / BabelStream OpenMP"], 5)
+        self.assertIn("median over 3 rounds, spread: the rounds' interquartile range over the median (the CPU rows: "
+                      "5 rounds", run("--markdown", os.path.join(self.out, "stream-compare.json"))[1])
+
+    def test_a_cpu_row_is_measured_again_in_no_fewer_rounds(self):
+        # 7 rounds whose ratios straddle 1.0 (median 0.98): a re-measure of
+        # the host pair, 7 rounds (not the default 6), which passes at 1.02.
+        self.host_pair()
+        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--cpu-rounds", "7", env=dict(
+            self.env, FAKE_CPU_FACTORS="0.97,1.1,0.9,0.98,1.1,0.9,0.98,1.02"))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("pass on re-measure (first 7 rounds missed by 2.0%",
+                      row(out, "CPU double add: roster (no streaming stores)"))
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "remeasure"))), [f"round{i}" for i in range(7)])
 
     def test_a_miss_inside_the_spread_is_measured_again(self):
         rc, out = self.measure(FAKE_BS_FACTORS="0.98,1.02,1.0", FAKE_ROSTER_FACTORS="0.978,0.978,0.978,0.995")
