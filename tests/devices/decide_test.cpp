@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -337,6 +338,94 @@ TEST_F(decide, roster_trace_prints_the_decision_and_its_reasons) {
   for (const char* part : {"roster: decision (primary): ", "selector: none", "masks: none set", "require: none",
                            "launcher: none", "role: primary", "measurements: "})
     EXPECT_NE(err.find(part), std::string::npos) << part << " in:\n" << err;
+}
+
+// A registry test device whose first dispatch of each op takes 400 ms, as a
+// driver's kernel build (PoCL's JIT compile) does, and every dispatch 1 ms
+// after it: longer than the measurement's whole budget, once.
+class slow_build_device final : public roster::device {
+ public:
+  explicit slow_build_device(roster::adapter_info info) : info_(std::move(info)) {}
+  const roster::adapter_info& adapter() const noexcept override { return info_; }
+  roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
+  roster::expected<void> synchronize() override { return {}; }
+  roster::expected<void> dispatch_steps(std::span<const roster::step> steps) override {
+    for (const auto& s : steps)
+      if (std::find(built_.begin(), built_.end(), s.op) == built_.end()) {
+        built_.push_back(s.op);
+        ::usleep(400'000);
+      }
+    ::usleep(1'000);
+    return {};
+  }
+
+ protected:
+  roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return next_++; }
+  roster::expected<void> do_release(std::uint32_t) override { return {}; }
+  bool owns(const roster::buffer&) const noexcept override { return true; }
+  roster::expected<void> do_upload(const roster::buffer&, const void*) override { return {}; }
+  roster::expected<void> do_download(const roster::buffer&, void*) override { return {}; }
+
+ private:
+  roster::adapter_info info_;
+  std::vector<roster::op> built_;
+  std::uint32_t next_ = 0;
+};
+
+// The slow build backend lists its adapter only while a test wants it.
+std::atomic<bool> slow_build_listed{false};
+
+roster::adapter_info slow_build_adapter() {
+  roster::adapter_info a;
+  a.backend = "test_registry_backend_slow_build";
+  a.ordinal = 0;
+  a.name = "Slow Build";
+  a.type = roster::device_type::discrete_gpu;
+  a.f64 = true;
+  return a;
+}
+
+TEST_F(decide, measure_mode_starts_the_clock_after_the_kernels_are_built) {
+  // Without the untimed first run, the build alone spends the 300 ms budget
+  // and the adapter is "not measured: too few runs".
+  static const bool registered = [] {
+    (void)roster::register_factory(
+        "test_registry_backend_slow_build",
+        [](std::uint32_t) -> roster::expected<std::unique_ptr<roster::device>> {
+          return std::unique_ptr<roster::device>(std::make_unique<slow_build_device>(slow_build_adapter()));
+        },
+        []() -> roster::expected<std::vector<roster::adapter_info>> {
+          if (!slow_build_listed) return std::vector<roster::adapter_info>{};
+          return std::vector{slow_build_adapter()};
+        },
+        40);
+    return true;
+  }();
+  (void)registered;
+  slow_build_listed = true;
+  struct unlist {
+    ~unlist() {
+      slow_build_listed = false;
+      refresh();
+    }
+  } on_exit;
+  ::setenv("ROSTER_TUNING", "measure", 1);
+  ::setenv("ROSTER_DEVICE_SELECTOR", "test_registry_backend_slow_build:*", 1);
+  refresh();
+  testing::internal::CaptureStderr();
+  auto d = roster::decide();
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), "test_registry_backend_slow_build:0");
+  EXPECT_EQ(err.find("too few runs"), std::string::npos) << err;
+  const auto file = roster::load_tuning(tuning_file());
+  ASSERT_TRUE(file) << file.error().message();
+  ASSERT_EQ(file->records.size(), 1u);
+  const auto& r = file->records[0];
+  EXPECT_EQ(r.spec, "test_registry_backend_slow_build:0");
+  ASSERT_TRUE(r.triad_bandwidth());
+  // 1 ms a run over 3 arrays of 2^16 doubles: 1.6 GB/s, not the build's 0.004.
+  EXPECT_GT(*r.triad_bandwidth(), 0.5);
 }
 
 TEST_F(decide, measure_mode_measures_what_no_record_covers_and_records_it) {
