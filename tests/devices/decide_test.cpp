@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -426,6 +427,17 @@ TEST_F(decide, measure_mode_starts_the_clock_after_the_kernels_are_built) {
   ASSERT_TRUE(r.triad_bandwidth());
   // 1 ms a run over 3 arrays of 2^16 doubles: 1.6 GB/s, not the build's 0.004.
   EXPECT_GT(*r.triad_bandwidth(), 0.5);
+  // A measurement that cannot be kept says so, with a Fix, without ROSTER_TRACE.
+  const std::string not_a_folder = dir + "/not-a-folder";
+  std::fclose(std::fopen(not_a_folder.c_str(), "w"));
+  ::setenv("XDG_CACHE_HOME", not_a_folder.c_str(), 1);
+  refresh();
+  testing::internal::CaptureStderr();
+  ASSERT_TRUE(roster::decide());
+  const std::string unkept = testing::internal::GetCapturedStderr();
+  EXPECT_NE(unkept.find("roster: ROSTER_TUNING=measure: not recorded: "), std::string::npos) << unkept;
+  EXPECT_NE(unkept.find("\nFix: "), std::string::npos) << unkept;
+  ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
 }
 
 TEST_F(decide, measure_mode_measures_what_no_record_covers_and_records_it) {

@@ -166,9 +166,14 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
     done += (done.empty() ? "" : "; ") + line.substr(8);
   }
   if (!made.empty()) {
+    // A measurement not kept is made again by every run: say so beside it.
+    const auto not_recorded = [&](const error& e) {
+      std::fprintf(stderr, "roster: ROSTER_TUNING=measure: not recorded: %s\n", e.message().c_str());
+      return done + "; not recorded: " + std::string(e.what());
+    };
     auto path = tuning_path();
-    if (!path) return done + "; not recorded: " + std::string(path.error().what());
-    if (auto ok = save_tuning(*path, made); !ok) return done + "; not recorded: " + std::string(ok.error().what());
+    if (!path) return not_recorded(path.error());
+    if (auto ok = save_tuning(*path, made); !ok) return not_recorded(ok.error());
     reload_tuning();
     done += "; recorded in " + *path;
   }
