@@ -87,6 +87,6 @@ expected<std::unique_ptr<typename B::device_type>> open_as(std::uint32_t ordinal
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/acquire-inl.hpp>
 #endif

@@ -473,6 +473,6 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   [[gnu::used]] static const char* const ROSTER_IMPL_CAT(roster_use_backend_, name) = \
       &ROSTER_IMPL_CAT(roster_backend_anchor_, name)
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/backend-inl.hpp>
 #endif

@@ -60,6 +60,6 @@ struct bind_options {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/binding-inl.hpp>
 #endif

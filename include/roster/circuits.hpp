@@ -93,6 +93,6 @@ ROSTER_API ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/circuits-inl.hpp>
 #endif

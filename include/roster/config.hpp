@@ -11,10 +11,21 @@
 
 // ROSTER_HEADER_ONLY makes the out-of-line code inline and pulls in the
 // *-inl.hpp files, so a program can use roster with no library linked.
+// ROSTER_SOURCE, defined in one file of a program, pulls them into that file
+// alone, not inline: roster's code is compiled once, the program's other
+// files include roster as in library mode, and no library is linked either
+// (Boost.JSON's src.hpp, Asio's separate compilation).
+#if defined(ROSTER_HEADER_ONLY) && defined(ROSTER_SOURCE)
+#  error "ROSTER_HEADER_ONLY and ROSTER_SOURCE are both defined: ROSTER_SOURCE goes in one file alone, ROSTER_HEADER_ONLY in none then"
+#endif
 #if defined(ROSTER_HEADER_ONLY)
 #  define ROSTER_INLINE inline
 #else
 #  define ROSTER_INLINE
+#endif
+// Set when the headers pull in their *-inl.hpp files (either switch).
+#if defined(ROSTER_HEADER_ONLY) || defined(ROSTER_SOURCE)
+#  define ROSTER_IMPL_WITH_INL 1
 #endif
 
 // Process-wide entry points keep default visibility so that the dynamic

@@ -110,6 +110,6 @@ namespace detail {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/decide-inl.hpp>
 #endif

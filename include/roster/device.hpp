@@ -58,6 +58,6 @@ using enumerator_fn = expected<std::vector<adapter_info>> (*)();
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/device-inl.hpp>
 #endif

@@ -39,6 +39,6 @@ namespace roster::env {
 
 }  // namespace roster::env
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/env-inl.hpp>
 #endif

@@ -166,6 +166,6 @@ template <class T>
 /// Submits a constinit object of type T to T's inventory; use at namespace scope.
 #define ROSTER_SUBMIT(T, object) ROSTER_IMPL_SUBMIT(T, object, ROSTER_IMPL_CAT(roster_submission_, __COUNTER__))
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/inventory-inl.hpp>
 #endif

@@ -527,6 +527,6 @@ struct kernel_choice {
 /// Registers a constinit roster::kernel_entry; use at namespace scope.
 #define ROSTER_KERNEL(entry) ROSTER_SUBMIT(::roster::kernel_entry, entry)
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/kernels-inl.hpp>
 #endif

@@ -80,6 +80,6 @@ template <native_handles N>
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/native-inl.hpp>
 #endif

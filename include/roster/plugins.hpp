@@ -83,6 +83,6 @@ class backends_in_use {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/plugins-inl.hpp>
 #endif

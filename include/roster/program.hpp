@@ -268,6 +268,6 @@ constexpr int buffers_of(op o) noexcept {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/program-inl.hpp>
 #endif

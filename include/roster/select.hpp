@@ -96,6 +96,6 @@ inline constexpr int local_rank_limit = 65536;
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/select-inl.hpp>
 #endif

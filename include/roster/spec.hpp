@@ -29,6 +29,6 @@ struct device_spec {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/spec-inl.hpp>
 #endif

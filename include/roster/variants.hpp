@@ -82,6 +82,6 @@ struct kernel_tuning {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/variants-inl.hpp>
 #endif

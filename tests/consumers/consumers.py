@@ -6,6 +6,7 @@ that docs/consuming.md quotes, in a fresh temporary folder.
   consumers.py sync-docs SRC                copy the files into the docs' snippets
   consumers.py subproject SRC               subproject/build.sh, roster symlinked in
   consumers.py header-only SRC              header_only/build.sh
+  consumers.py source-once SRC              source_once/build.sh: ROSTER_SOURCE in one file
   consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR [BACKEND]   installed/build.sh
   consumers.py cmake SRC MESON BUILD PREFIX LIBDIR [BACKEND]        installed/cmake.sh
 
@@ -134,6 +135,9 @@ def main(argv):
                 fail('dependency(\'roster\') did not fall back to subprojects/roster')
         elif mode == 'header-only':
             copy_snippets('header_only', ['main.cpp', 'build.sh'], tmp)
+            run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
+        elif mode == 'source-once':
+            copy_snippets('source_once', ['roster.cpp', 'stream.hpp', 'stream.cpp', 'main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
         elif mode in ('pkg-config', 'cmake'):
             meson, build, prefix, libdir = argv[3:7]

@@ -74,6 +74,6 @@ inline std::string_view site_of(const backend_claim& c) noexcept { return c.site
 
 }  // namespace roster::detail
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/backend_id-inl.hpp>
 #endif

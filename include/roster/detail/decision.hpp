@@ -57,6 +57,6 @@ struct rule_outcome {
 
 }  // namespace roster::detail
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/decision-inl.hpp>
 #endif

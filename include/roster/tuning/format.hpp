@@ -46,6 +46,6 @@ ROSTER_API ROSTER_INLINE void drop_implausible_figures(tuning_record& r, std::st
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/tuning/format-inl.hpp>
 #endif

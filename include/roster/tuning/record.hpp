@@ -161,6 +161,6 @@ inline bool same_device_key(std::string_view x, std::string_view y) noexcept {
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/tuning/record-inl.hpp>
 #endif

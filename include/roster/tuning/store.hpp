@@ -90,6 +90,6 @@ ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters);
 
 }  // namespace roster
 
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/tuning/store-inl.hpp>
 #endif
