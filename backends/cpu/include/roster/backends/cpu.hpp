@@ -251,7 +251,7 @@ ROSTER_REGISTER_BACKEND(roster::cpu::backend);
 
 // The out-of-line code, by job: in header-only mode here, in library mode
 // compiled once by src/<job>.cpp.
-#if defined(ROSTER_HEADER_ONLY)
+#if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/backends/cpu/detail/adapters-inl.hpp>
 #  include <roster/backends/cpu/detail/device-inl.hpp>
 #  include <roster/backends/cpu/detail/dispatch-inl.hpp>
