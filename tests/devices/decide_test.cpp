@@ -6,6 +6,7 @@
 
 #include "test_backends.hpp"
 
+#include <roster/detail/measure.hpp>
 #include <roster/detail/occupancy.hpp>
 
 #include <gtest/gtest.h>
@@ -425,8 +426,9 @@ TEST_F(decide, measure_mode_starts_the_clock_after_the_kernels_are_built) {
   const auto& r = file->records[0];
   EXPECT_EQ(r.spec, "test_registry_backend_slow_build:0");
   ASSERT_TRUE(r.triad_bandwidth());
-  // 1 ms a run over 3 arrays of 2^16 doubles: 1.6 GB/s, not the build's 0.004.
-  EXPECT_GT(*r.triad_bandwidth(), 0.5);
+  // 1 ms a run over 3 arrays of 2^24 doubles: 403 GB/s, not the build's 1.
+  EXPECT_GT(*r.triad_bandwidth(), 300.0);
+  EXPECT_EQ(r.elements, roster::detail::measure_elements);
   // A measurement that cannot be kept says so, with a Fix, without ROSTER_TRACE.
   const std::string not_a_folder = dir + "/not-a-folder";
   std::fclose(std::fopen(not_a_folder.c_str(), "w"));

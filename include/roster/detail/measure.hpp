@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,8 +28,13 @@ namespace roster::detail {
 
 /// The time one adapter's measurement may take.
 inline constexpr std::chrono::milliseconds measure_budget{300};
+/// Elements of each of triad's three arrays: 2^24 (128 MiB of doubles; 384
+/// MiB in all), beyond the caches of today's CPUs and GPUs (an H200's L2 is
+/// 50 MB), so the figure is the memory's and not a cache's.
+inline constexpr std::size_t measure_elements = std::size_t{1} << 24;
 /// What a rank waiting for local rank 0's records allows each adapter's
-/// kernel build, which the budget does not count (PoCL's takes seconds).
+/// kernel build and first touch, which the budget does not count (PoCL's
+/// build takes a second or more).
 inline constexpr std::chrono::seconds measure_build_allowance{10};
 /// A figure beyond this is no measurement (the bound a record may hold).
 inline constexpr double max_plausible_gbps = tuning_max_gbps;
@@ -44,61 +48,43 @@ inline std::string utc_now_iso() {
   return stamp;
 }
 
-// Times triad on one adapter. A kernel builds on its first dispatch (a
-// driver's JIT compile, PoCL's or a Vulkan driver's, can take longer than the
-// whole budget) and arrays are touched by their first run: neither is timed,
-// and the budget starts after the first build. The arrays grow until one run
-// takes a millisecond (at most 2^24 elements), then as many runs as fit.
+// Times triad on one adapter, over arrays of measure_elements. A kernel
+// builds on its first dispatch (a driver's JIT compile, PoCL's or a Vulkan
+// driver's, can take longer than the whole budget) and arrays are touched by
+// their first run: that run is not timed, and the budget starts after it.
+// Then as many runs as fit in the budget, at least 3 (a slow device takes
+// longer than the budget), at most 50.
 inline expected<tuning_record> measure_triad(const backend_registration& backend, const adapter_info& a) {
   acquire_options options;
   options.wrap = true;
   auto d = open(backend, device_spec{a.backend, a.ordinal}, options);
   if (!d) return std::move(d).error();
   const element_type t = a.f64 ? element_type::f64 : element_type::f32;
-  constexpr std::size_t most = std::size_t{1} << 24;
-  std::optional<std::chrono::steady_clock::time_point> start;
-  std::size_t n = std::size_t{1} << 16;
+  const std::size_t n = measure_elements;
+  auto x = (*d)->allocate(t, n), y = (*d)->allocate(t, n), z = (*d)->allocate(t, n);
+  if (!x || !y || !z)
+    return make_error(errc::out_of_memory,
+                      a.spec() + ": measure: no memory for three arrays of " + std::to_string(n) + " elements",
+                      "free memory, or set ROSTER_TUNING=read");
+  program fill;
+  fill.fill(*y, 1.0).fill(*z, 2.0);
+  program triad;
+  triad.triad(*x, *y, *z, 0.5);
+  if (auto ok = (*d)->dispatch(fill); !ok) return std::move(ok).error();
+  if (auto ok = (*d)->dispatch(triad); !ok) return std::move(ok).error();  // untimed: build, first touch
+  if (auto ok = (*d)->synchronize(); !ok) return std::move(ok).error();
+  const auto start = std::chrono::steady_clock::now();
+  const auto spent = [&] { return std::chrono::steady_clock::now() - start; };
   std::vector<double> gbps;
-  while (!start || std::chrono::steady_clock::now() - *start < measure_budget) {
-    auto x = (*d)->allocate(t, n), y = (*d)->allocate(t, n), z = (*d)->allocate(t, n);
-    if (!x || !y || !z) return make_error(errc::out_of_memory, a.spec() + ": measure: no memory for the arrays",
-                                          "free memory, or set ROSTER_TUNING=read");
-    program fill;
-    fill.fill(*y, 1.0).fill(*z, 2.0);
-    program triad;
-    triad.triad(*x, *y, *z, 0.5);
-    if (auto ok = (*d)->dispatch(fill); !ok) return std::move(ok).error();
-    if (auto ok = (*d)->dispatch(triad); !ok) return std::move(ok).error();  // untimed: build, first touch
-    if (auto ok = (*d)->synchronize(); !ok) return std::move(ok).error();
-    if (!start) start = std::chrono::steady_clock::now();
-    // The size follows the fastest of three runs: one run late to start (a
-    // pool's threads waking) would keep the arrays in a cache.
-    std::int64_t fastest = std::numeric_limits<std::int64_t>::max();
-    for (int k = 0; k < 3; ++k) {
-      auto once = (*d)->timed_dispatch(triad);
-      if (!once) return std::move(once).error();
-      fastest = std::min<std::int64_t>(fastest, once->count());
-    }
-    if (fastest < 1'000'000 && n < most) {
-      for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
-      // Straight to the size that should take a millisecond (a power of two):
-      // each size may build the kernel again (PoCL specializes on it).
-      const std::size_t from = n;
-      const auto ns = static_cast<std::size_t>(std::max<std::int64_t>(fastest, 1));
-      while (n < most && n * ns < from * 1'000'000) n *= 2;
-      continue;
-    }
-    while (gbps.size() < 50 && std::chrono::steady_clock::now() - *start < measure_budget) {
-      auto ns = (*d)->timed_dispatch(triad);
-      if (!ns) return std::move(ns).error();
-      gbps.push_back(3.0 * static_cast<double>(n * size_of(t)) / std::max<double>(1.0, double(ns->count())));
-    }
-    for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
-    break;
+  while (gbps.size() < 50 && (spent() < measure_budget || (gbps.size() < 3 && spent() < 10 * measure_budget))) {
+    auto ns = (*d)->timed_dispatch(triad);
+    if (!ns) return std::move(ns).error();
+    gbps.push_back(3.0 * static_cast<double>(n * size_of(t)) / std::max<double>(1.0, double(ns->count())));
   }
+  for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
   if (gbps.size() < 3)
     return make_error(errc::unavailable, a.spec() + ": measure: too few runs within " +
-                                             std::to_string(measure_budget.count()) + " ms",
+                                             std::to_string(10 * measure_budget.count()) + " ms",
                       "run roster-info bench for this adapter, or set ROSTER_TUNING=read");
   std::vector<double> times;  // time per byte: the rule's "lower is better"
   for (double g : gbps) times.push_back(1.0 / g);
@@ -135,7 +121,7 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
   if (waiting_rank) {
     // Local rank 0 measures: wait for its records, bounded, then go on with what there is.
     const auto limit = std::chrono::steady_clock::now() +
-                       missing.size() * (2 * measure_budget + measure_build_allowance) + std::chrono::seconds(2);
+                       missing.size() * (10 * measure_budget + measure_build_allowance) + std::chrono::seconds(2);
     while (std::chrono::steady_clock::now() < limit) {
       reload_tuning();
       bool all = true;
