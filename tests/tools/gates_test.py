@@ -351,6 +351,17 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "sanitizers"), r"FAIL +NOT RUN: the time budget \(GPU_CHECK_BUDGET_S=1\) was spent")
         self.assertRegex(line(table, "cuda_stream_bench and bench-check"), r"FAIL +NOT RUN: the time budget")
 
+        # Placement (correctness) comes before the long timing parts, so a spent budget cuts those, not it.
+        env.update(GPU_CHECK_BUDGET_S="600", GPU_CHECK_SANITIZE="1", GPU_CHECK_PLACEMENT="1")
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check"), build], capture_output=True,
+                           text=True, env=dict(os.environ, **env))
+        rows = r.stdout[r.stdout.index("gpu-check "):].splitlines()
+        at = {name: next(i for i, text in enumerate(rows) if text.startswith(name))
+              for name in ("placement masks", "sanitizer", "cuda_stream_bench")}
+        self.assertRegex(rows[at["placement masks"]], r"FAIL +nvidia-smi lists no GPU")
+        self.assertLess(at["placement masks"], at["sanitizer"], "\n".join(rows))
+        self.assertLess(at["placement masks"], at["cuda_stream_bench"], "\n".join(rows))
+
 
 class GpuCheckSanitizer(unittest.TestCase):
     """compute-sanitizer's verdicts: a program that makes no CUDA call is a SKIP
