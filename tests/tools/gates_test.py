@@ -363,6 +363,43 @@ class GpuCheck(unittest.TestCase):
         self.assertLess(at["placement masks"], at["cuda_stream_bench"], "\n".join(rows))
 
 
+class GpuCheckPlacement(unittest.TestCase):
+    """scripts/gpu-check-placement over a fake node: an adapter without a UUID
+    (PoCL's: null in roster-info --json) beside the GPU must not turn the
+    CUDA_VISIBLE_DEVICES=-1 check into a pass that looked at nothing."""
+
+    def run_placement(self, adapters):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        build, bin_dir = os.path.join(tmp, "build"), os.path.join(tmp, "bin")
+        os.makedirs(os.path.join(build, "tools"))
+        os.makedirs(bin_dir)
+
+        def script(path, text):
+            write(path, "#!/bin/sh\n" + text)
+            os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+        gpu = "GPU-0a1b2c3d-0000-1111-2222-333344445555"
+        script(os.path.join(bin_dir, "nvidia-smi"), "echo '0, %s, 00000000:19:00.0'\n" % gpu)
+        script(os.path.join(bin_dir, "mpirun"), "exit 1\n")
+        report = {"adapters": adapters(gpu), "circuits": [], "decisions": []}
+        write(os.path.join(tmp, "report.json"), json.dumps(report))
+        script(os.path.join(build, "tools", "roster-info"), "cat '%s'\n" % os.path.join(tmp, "report.json"))
+        env = dict(os.environ, OUT=os.path.join(tmp, "out"),
+                   PATH=bin_dir + ":/usr/bin:/bin:" + os.path.dirname(sys.executable))
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check-placement"), build],
+                           capture_output=True, text=True, env=env, timeout=120)
+        return r.stdout
+
+    def test_a_gpu_still_listed_fails_beside_an_adapter_without_uuid(self):
+        out = self.run_placement(lambda gpu: [{"spec": "opencl:0", "backend": "opencl", "uuid": None},
+                                              {"spec": "cuda:0", "backend": "cuda", "uuid": gpu.lower()}])
+        self.assertRegex(line(out, "placement CUDA_VISIBLE_DEVICES=-1|"), r"\|FAIL\|still seen: cuda:0")
+
+    def test_a_hidden_gpu_passes_beside_an_adapter_without_uuid(self):
+        out = self.run_placement(lambda gpu: [{"spec": "opencl:0", "backend": "opencl", "uuid": None}])
+        self.assertRegex(line(out, "placement CUDA_VISIBLE_DEVICES=-1|"), r"\|PASS\|no adapter or circuit")
+
+
 class GpuCheckSanitizer(unittest.TestCase):
     """compute-sanitizer's verdicts: a program that makes no CUDA call is a SKIP
     (whatever the exit status: newer releases exit 255 for it), errors FAIL."""
