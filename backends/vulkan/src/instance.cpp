@@ -301,6 +301,7 @@ void make_instance(vk_instance& v) {
 const vk_instance& instance() {
   static vk_instance* v = [] {
     auto* p = new vk_instance;  // never destroyed, see above
+    guard_mesa_shader_cache();
     make_instance(*p);
     return p;
   }();

@@ -120,6 +120,13 @@ struct vk_instance {
 /// Returns the instance, loading the loader and creating it on first use.
 const vk_instance& instance();
 
+/// Below this many free bytes on the disk of Mesa's shader cache, roster
+/// turns the cache off for the process (mesa_cache.cpp says why).
+inline constexpr std::uint64_t mesa_cache_min_free = std::uint64_t{16} << 20;
+/// Turns Mesa's shader cache off where its disk is (nearly) full; once,
+/// before the first instance.
+void guard_mesa_shader_cache() noexcept;
+
 /// Returns a ROSTER_VULKAN_* flag (read with roster::env: 1/0, true/false,
 /// yes/no, on/off), `unset` when it is unset or blank, or the error that
 /// quotes a malformed value.
