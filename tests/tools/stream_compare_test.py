@@ -216,6 +216,26 @@ class StreamCompare(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (re-measured with 5 rounds: misses by 0.5%", row(out, "CUDA double copy"))
 
+    def test_a_remeasure_cut_short_decides_nothing(self):
+        # The re-measure planned 6 rounds and the time budget let 1 run: its
+        # one passing round is no verdict, the row FAILs and says why.
+        r = Rounds(self)
+        for i, f in enumerate((0.98, 1.02, 1.0)):
+            r.round(i, scaled(BS, f), scaled(BS, 0.978))
+        r.round(0, BS, scaled(BS, 1.05), folder="remeasure")
+        with open(os.path.join(r.dir, "remeasure", "planned.json"), "w") as f:
+            json.dump({"gpu": 6, "cpu": 0}, f)
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL (re-measure cut short: 1 of 6 rounds ran before the time budget ended",
+                      row(out, "CUDA double copy"))
+        # The rounds it planned, all run: the re-measure decides.
+        for i in range(1, 6):
+            r.round(i, BS, scaled(BS, 1.05), folder="remeasure")
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("pass on re-measure", row(out, "CUDA double copy"))
+
     def test_cpu_rows_like_for_like(self):
         r = Rounds(self)
         for i in range(3):
@@ -491,13 +511,14 @@ class StreamCompareRun(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertIn("pass on re-measure (first 7 rounds missed by 2.0%",
                       row(out, "CPU double add: roster (no streaming stores)"))
-        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "remeasure"))), [f"round{i}" for i in range(7)])
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "remeasure"))),
+                         ["planned.json"] + [f"round{i}" for i in range(7)])
 
     def test_a_miss_inside_the_spread_is_measured_again(self):
         rc, out = self.measure(FAKE_BS_FACTORS="0.98,1.02,1.0", FAKE_ROSTER_FACTORS="0.978,0.978,0.978,0.995")
         self.assertEqual(rc, 0, out)
         self.assertIn("pass on re-measure (first 3 rounds missed by 1.2%", row(out, "CUDA double copy"))
-        self.assertEqual(len(os.listdir(os.path.join(self.out, "remeasure"))), 6)
+        self.assertEqual(len([d for d in os.listdir(os.path.join(self.out, "remeasure")) if d.startswith("round")]), 6)
 
 
 if __name__ == "__main__":
