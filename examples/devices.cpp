@@ -17,9 +17,9 @@ roster::expected<std::vector<roster::adapter_info>> my_enumerate() { return std:
 int cache() {
   roster::program program;
   auto a = roster::get_device("cpu");
-  if (!a) return 1;
+  if (!a) { std::cerr << a.error().message() << "\n"; return 1; }
   auto x = (*a)->allocate<double>(16);
-  if (!x) return 1;
+  if (!x) { std::cerr << x.error().message() << "\n"; return 1; }
   program.fill(*x, 1.0);
 
   roster::expected<roster::device*> d = roster::get_device(" CPU:0 ");
@@ -50,7 +50,10 @@ int roles() {
   }
   if (const roster::circuit* p = roster::primary()) std::printf("primary: %s\n", p->adapter.spec().c_str());
   roster::device* aux = roster::try_auxiliary_device();  // never null while a CPU backend is linked
-  if (aux == nullptr) return 1;
+  if (aux == nullptr) {
+    std::cerr << "no device opens (ROSTER_REQUIRE leaves out the host CPU)\nFix: ROSTER_TRACE=1 shows why each did not\n";
+    return 1;
+  }
   std::printf("auxiliary device: %s\n", aux->adapter().spec().c_str());
   return 0;
 }

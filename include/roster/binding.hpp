@@ -19,6 +19,7 @@ namespace roster {
 struct rank_binding {
   std::optional<local_rank_info> launcher;  ///< the launcher's local rank, nullopt outside one
   const roster::circuit* circuit = nullptr; ///< the GPU circuit local_rank % n (the primary outside a launcher)
+  adapter_info adapter;                     ///< the adapter of `circuit` the decision chose (ROSTER_DEVICE's, when it names one)
   std::size_t sharing = 1;                  ///< local ranks bound to this circuit, this one included
   std::string warning;                      ///< ranks sharing this circuit, empty when none share
   std::string circuit_reason;               ///< why this circuit: the rank, the pool and its place in it

@@ -83,12 +83,14 @@ namespace detail {
 /// Appends a line to the trace (printed under ROSTER_TRACE); never throws.
 ROSTER_API ROSTER_INLINE void add_trace_line(std::string line) noexcept;
 /// Orders adapters of one device for work over `ops` and `type` (nullopt:
-/// either): native before software when neither record decides, then the
-/// given order, and a record moves one ahead when it measured faster beyond
-/// the noise. Says why the first leads in `because`.
+/// either): by the term of `sel` that keeps each (when given), then native
+/// before software when neither record decides, then the given order; a
+/// record moves one ahead inside its term when it measured faster beyond the
+/// noise. Says why the first leads in `because`.
 ROSTER_API ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters,
                                              std::span<const tuning_record> records, op_set ops,
-                                             std::optional<element_type> type, std::string* because);
+                                             std::optional<element_type> type, std::string* because,
+                                             const selector* sel = nullptr);
 }  // namespace detail
 
 }  // namespace roster

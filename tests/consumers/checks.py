@@ -62,6 +62,11 @@ def install_tree(tmp, meson, build, prefix, libdir):
     if not any(os.path.realpath(f[2:]) == os.path.realpath(os.path.join(root, 'include'))
                for f in shlex.split(cflags) if f.startswith('-I')):
         fail('pkg-config --cflags roster does not name %s/include' % root)
+    # The installed roster-info runs from the tree as it lies (it exited 127:
+    # libroster.so.0 not found, with no RUNPATH).
+    info = os.path.join(root, 'bin', 'roster-info')
+    if os.path.exists(info):
+        sh(shlex.quote(info) + ' --version', tmp, user_env(root, pcdir))
     return root, pcdir
 
 

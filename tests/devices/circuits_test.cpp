@@ -482,6 +482,26 @@ TEST_F(rank_binding, reads_each_launcher_variable) {
   EXPECT_FALSE(bad.error().fix().empty());
   setenv("OMPI_COMM_WORLD_LOCAL_RANK", "-1", 1);
   EXPECT_FALSE(roster::local_rank());
+  // A number too large is not called "not a whole number"; a size's Fix asks
+  // for a count, not an index; a size of 0 is no launcher's.
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "99999999999999999999", 1);
+  bad = roster::local_rank();
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message().find("not a whole number"), std::string::npos) << bad.error().message();
+  EXPECT_NE(bad.error().message().find("local ranks"), std::string::npos) << bad.error().message();
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "abc", 1);
+  bad = roster::local_rank();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().fix().find("local rank count"), std::string::npos) << bad.error().message();
+  EXPECT_EQ(bad.error().fix().find("local index"), std::string::npos) << bad.error().message();
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "0", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "0", 1);
+  bad = roster::local_rank();
+  ASSERT_FALSE(bad) << "a local size of 0";
+  EXPECT_NE(bad.error().message().find("OMPI_COMM_WORLD_LOCAL_SIZE='0'"), std::string::npos) << bad.error().message();
+  unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
 }
 
 TEST_F(rank_binding, no_circuit_is_an_error) {

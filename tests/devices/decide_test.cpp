@@ -83,7 +83,7 @@ class decide : public ::testing::Test {
     roster::device* tp = roster::try_primary_device();
     out.push_back(tp ? tp->adapter().spec() : "try_primary_device: none");
     auto b = roster::bind_rank();
-    out.push_back(b ? b->circuit->adapter.spec() : "bind_rank: " + b.error().message());
+    out.push_back(b ? b->adapter.spec() : "bind_rank: " + b.error().message());
     auto routed = roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f64);
     out.push_back(routed ? routed->device->adapter().spec() : "acquire_preferred: " + routed.error().message());
     return out;
@@ -115,6 +115,68 @@ TEST_F(decide, a_software_cpu_adapter_never_leads_the_native_one_without_records
   ASSERT_EQ(cs->size(), 1u);
   EXPECT_NE(cs->front().preferred_because.find("before the software " + lavapipe.spec()), std::string::npos)
       << cs->front().preferred_because;
+}
+
+TEST_F(decide, the_selector_term_order_comes_before_the_software_rule_inside_a_circuit) {
+  auto lavapipe = cpu_adapter(backend_a, true, "llvmpipe");
+  auto native = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<0>({lavapipe});
+  set_adapters<2>({native});
+  // The user names the software adapter's backend first: it leads.
+  const std::string software_first = std::string(backend_a) + ":*;" + backend_host + ":*";
+  ::setenv("ROSTER_DEVICE_SELECTOR", software_first.c_str(), 1);
+  refresh();
+  expect_all(every_route(), lavapipe.spec());
+  auto cs = roster::circuits();
+  ASSERT_TRUE(cs);
+  ASSERT_EQ(cs->size(), 1u);
+  EXPECT_NE(cs->front().preferred_because.find("by selector term"), std::string::npos) << cs->front().preferred_because;
+  // A record inside one term still decides; it does not jump the term order.
+  record(lavapipe, 5.5);
+  record(native, 29.2);
+  expect_all(every_route(), lavapipe.spec());
+  // The other order: the native one leads.
+  const std::string native_first = std::string(backend_host) + ":*;" + backend_a + ":*";
+  ::setenv("ROSTER_DEVICE_SELECTOR", native_first.c_str(), 1);
+  refresh();
+  expect_all(every_route(), native.spec());
+}
+
+TEST_F(decide, roster_device_naming_an_alternate_leads_every_route) {
+  auto lavapipe = cpu_adapter(backend_a, true, "llvmpipe");
+  auto native = cpu_adapter(backend_host, false, "Host CPU");
+  set_adapters<0>({lavapipe});
+  set_adapters<2>({native});
+  ::setenv("ROSTER_DEVICE", lavapipe.spec().c_str(), 1);
+  refresh();
+  // One circuit (the host CPU), whose preferred adapter is the native one; the
+  // decision, the default device, the router and the binding name lavapipe.
+  auto routes = every_route();
+  ASSERT_EQ(routes.size(), 6u);
+  EXPECT_EQ(routes[1], native.spec()) << "primary() is the circuit; its preferred adapter";
+  routes.erase(routes.begin() + 1);
+  expect_all(routes, lavapipe.spec());
+  auto d = roster::decide();
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(std::any_of(d->reasons.begin(), d->reasons.end(), [&](const std::string& r) {
+    return r.find("ROSTER_DEVICE='" + lavapipe.spec() + "' is in use: " + lavapipe.spec()) != std::string::npos;
+  }));
+}
+
+TEST_F(decide, a_roster_device_the_decision_cannot_follow_is_an_error_on_every_route) {
+  set_adapters<2>({cpu_adapter(backend_host, false, "Host CPU")});
+  for (const char* bad : {"no such:0", "nosuchbackend:0", "cpu:9"}) {
+    ::setenv("ROSTER_DEVICE", bad, 1);
+    refresh();
+    auto d = roster::decide();
+    ASSERT_FALSE(d) << bad << " decided " << d->spec.str();
+    EXPECT_NE(d.error().message().find("ROSTER_DEVICE"), std::string::npos) << d.error().message();
+    EXPECT_NE(d.error().message().find("\nFix: "), std::string::npos) << d.error().message();
+    EXPECT_EQ(roster::primary(), nullptr) << bad;
+    EXPECT_FALSE(roster::default_device()) << bad;
+    EXPECT_FALSE(roster::bind_rank()) << bad;
+    EXPECT_FALSE(roster::acquire_preferred(roster::op_set::of({roster::op::triad}), roster::element_type::f64)) << bad;
+  }
 }
 
 TEST_F(decide, records_decide_inside_the_host_cpu_circuit) {
@@ -439,6 +501,16 @@ TEST_F(decide, measure_mode_starts_the_clock_after_the_kernels_are_built) {
   const std::string unkept = testing::internal::GetCapturedStderr();
   EXPECT_NE(unkept.find("roster: ROSTER_TUNING=measure: not recorded: "), std::string::npos) << unkept;
   EXPECT_NE(unkept.find("\nFix: "), std::string::npos) << unkept;
+  // It is measured once in this process, not once per decision, and this
+  // process still decides on the figure it could not keep.
+  ASSERT_NE(roster::find_tuning(roster::current_tuning(), slow_build_adapter()).record, nullptr);
+  testing::internal::CaptureStderr();
+  auto again = roster::decide();
+  const std::string second = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(again) << again.error().message();
+  EXPECT_EQ(second.find("ROSTER_TUNING=measure"), std::string::npos) << second;
+  EXPECT_EQ(again->spec.str(), "test_registry_backend_slow_build:0");
+  roster::reload_tuning();  // the next test reads files again
   ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
 }
 

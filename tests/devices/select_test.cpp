@@ -99,6 +99,7 @@ TEST(selector, ranges_stray_dashes_and_bad_pci_addresses_are_errors_naming_the_t
   };
   for (auto [text, term, why] :
        {bad{"cuda:12-15", "'cuda:12-15'", "ordinal range"},
+        bad{"*:12345678-1234", "'*:12345678-1234'", "(*:GPU-12345678-1234)"},
         bad{"cuda:0;*:0-1", "'*:0-1'", "'*:0;*:1'"},
         bad{"cuda:GPU-12-15", "'cuda:GPU-12-15'", "'-' where a UUID has none"},
         bad{"vulkan:a0a1-a2a3", "'vulkan:a0a1-a2a3'", "'-' where a UUID has none"},

@@ -214,6 +214,42 @@ TEST(Exit, SizeIsCheckedAfterItsUnit) {
   }
 }
 
+// The option parser's own errors (an unknown word, a missing value, a value
+// out of range) ended with "Run with --help for more information." and no Fix.
+TEST(Exit, UsageErrorsEndWithAFixOnce) {
+  temp_dir cache;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"list"}, {"--bogus"}, {"--require"}, {"bench", "--reps", "0"}, {"bench", "--size"}, {"bind", "--nope"}}) {
+    auto r = run_to(args, to_file, to_file, cache.path);
+    EXPECT_EQ(r.status, roster::info::usage_error) << args.front() << ": " << r.err;
+    const auto fix = r.err.find("\nFix: ");
+    ASSERT_NE(fix, std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("\nFix: ", fix + 1), std::string::npos) << "one Fix: " << r.err;
+    EXPECT_NE(r.err.find("--help"), std::string::npos) << r.err;
+  }
+  // --require takes a backend id: '', a type word list or a raw byte is a
+  // usage error that says so (it was "no backend '' is registered", Fix:
+  // meson configure -D=enabled).
+  for (const char* bad : {"", "cpu,vulkan", "\xff", "a b"}) {
+    auto r = run_to({"--require", bad}, to_file, to_file, cache.path);
+    EXPECT_EQ(r.status, roster::info::usage_error) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("is not a backend id"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("ROSTER_REQUIRE"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("meson configure"), std::string::npos) << r.err;
+  }
+  // A kind of device is not a backend: the Fix points at ROSTER_REQUIRE.
+  auto kind = run_to({"--require", "gpu"}, to_file, to_file, cache.path);
+  EXPECT_EQ(kind.status, roster::info::require_failed) << kind.err;
+  EXPECT_NE(kind.err.find("ROSTER_REQUIRE=gpu"), std::string::npos) << kind.err;
+  EXPECT_EQ(kind.err.find("meson configure"), std::string::npos) << kind.err;
+  // An error that has its own Fix keeps it, once.
+  auto r = run_to({"bench", "--adapter", "toolfake:1", "--size", "0", "--no-save"}, to_file, to_file, cache.path);
+  EXPECT_EQ(r.status, roster::info::usage_error) << r.err;
+  const auto fix = r.err.find("\nFix: ");
+  ASSERT_NE(fix, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("\nFix: ", fix + 1), std::string::npos) << "one Fix: " << r.err;
+}
+
 // --json and --require were ignored by bench and bind (exit 0).
 TEST(Exit, JsonAndRequireApplyToEverySubcommandOrAreRefused) {
   temp_dir cache;
@@ -255,6 +291,21 @@ TEST(Exit, JsonAndRequireApplyToEverySubcommandOrAreRefused) {
   EXPECT_NE(r.out.find("GB/s"), std::string::npos) << r.out;
   r = run_to({"bind", "--require", "toolfake"}, to_file, to_file, cache.path);
   EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// A closed standard error with nothing to say is no failure: --version and a
+// plain report exited 4 under `2>&-` although nothing was lost (`2>/dev/full`
+// gave 0 for the same runs).
+TEST(Exit, AClosedStandardErrorWithNothingToSayIsNoFailure) {
+  temp_dir cache;
+  for (const stream& err : {to_full, closed}) {
+    const std::string where = err.how == stream::kind::closed ? "closed" : "/dev/full";
+    auto r = run_to({"--version"}, to_file, err, cache.path);
+    EXPECT_EQ(r.status, 0) << where;
+    EXPECT_NE(r.out.find("roster-info"), std::string::npos) << where;
+    r = run_to({"bind"}, to_file, err, cache.path);
+    EXPECT_EQ(r.status, 0) << where << ": " << r.out;
+  }
 }
 
 // With standard error at /dev/full or closed, print_error let

@@ -101,6 +101,22 @@ TEST(Json, RealBinaryMatchesSchema) {
   EXPECT_EQ(v.validate(json::parse(r.out)), std::vector<std::string>{});
 }
 
+// Under ROSTER_TUNING=measure the decisions measure and record: the report
+// said "(0 records)" and showed no figure beside reasons that cited the new
+// record, because it read the file before deciding.
+TEST(Json, AMeasuringRunReportsWhatItRecorded) {
+  temp_dir cache;
+  auto r = info(real_info, {"--json"}, cache.path, {{"ROSTER_TUNING", "measure"}, {"ROSTER_DEVICE_SELECTOR", "cpu:*"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_NE(r.err.find("ROSTER_TUNING=measure: cpu:0"), std::string::npos) << r.err;
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["tuning"]["records"], 1) << doc["tuning"].dump();
+  bool figure = false;
+  for (const auto& a : doc["adapters"])
+    if (a["spec"] == "cpu:0") figure = !a["triad_gbps"].is_null();
+  EXPECT_TRUE(figure) << doc["adapters"].dump();
+}
+
 TEST(Table, HasEverySectionInOrder) {
   temp_dir cache;
   auto r = info(fake_info, {}, cache.path);

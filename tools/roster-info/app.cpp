@@ -107,7 +107,18 @@ void add_report_options(CLI::App& app, command_line& cl) {
                  "not run then")
       ->type_name("BACKEND")
       ->take_all()
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(CLI::Validator(
+          [](std::string& id) -> std::string {
+            const bool word = !id.empty() && id.size() <= 64 &&
+                              id.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+                                  std::string::npos;
+            if (word) return {};
+            return "'" + id + "' is not a backend id\nFix: name one backend per --require (e.g. --require cuda "
+                   "--require vulkan; roster-info lists them); for a device type (gpu, discrete, ...) or a list, "
+                   "set ROSTER_REQUIRE";
+          },
+          "BACKEND"));
 }
 
 // Adds the bench subcommand and its options.
@@ -188,6 +199,16 @@ int run(int argc, char** argv) {
                "Honours ROSTER_DEVICE_SELECTOR and ROSTER_TRACE; `roster-info bench --help` for the STREAM bench."};
   app.set_version_flag("--version", std::string("roster-info ") + ROSTER_INFO_VERSION);
   app.footer(exit_status_help());
+  // Usage errors end with a Fix, as every other error does (CLI11's own says
+  // "Run with --help for more information."). Subcommands added below inherit it.
+  app.failure_message([](const CLI::App* failed, const CLI::Error& e) {
+    std::string text = e.what();
+    if (text.find("\nFix: ") != std::string::npos) return text + "\n";
+    const std::string cmd = failed != nullptr && failed->get_parent() != nullptr
+                                ? "roster-info " + failed->get_name() + " --help"
+                                : std::string("roster-info --help");
+    return text + "\nFix: see `" + cmd + "` for the options and subcommands roster-info takes\n";
+  });
   // --json and --require may come after the subcommand too; each subcommand
   // applies them or refuses them (bench_command, below).
   app.fallthrough();

@@ -19,6 +19,7 @@ namespace {
 // The first failed write to each stream, as an errno value (0: none).
 int stdout_errno = 0;
 int stderr_errno = 0;
+bool stderr_closed = false;  // closed when roster-info started: /dev/null took its place
 bool stdout_reported = false;
 
 int errno_or_eio() { return errno != 0 ? errno : EIO; }
@@ -46,7 +47,7 @@ void guard_standard_streams() {
       ::close(null);
     }
     if (fd == 1) stdout_errno = EBADF;
-    if (fd == 2) stderr_errno = EBADF;
+    if (fd == 2) stderr_closed = true;  // a failure only once there is something to say
   }
 }
 
@@ -63,7 +64,11 @@ void flush_out() {
 }
 
 void say_error(std::string_view text) {
-  if (text.empty() || stderr_errno == EBADF) return;
+  if (text.empty()) return;
+  if (stderr_closed) {
+    stderr_errno = EBADF;
+    return;
+  }
   errno = 0;
   const bool ok = std::fwrite(text.data(), 1, text.size(), stderr) == text.size() && std::fflush(stderr) == 0;
   if (!ok && stderr_errno == 0) stderr_errno = errno_or_eio();

@@ -77,6 +77,12 @@ std::optional<backend_row> backend_row_of(std::string_view id) {
 std::optional<roster::error> requirement_error(std::string_view want, const backend_row* row) {
   std::string lower;
   for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (row == nullptr && lower != "cpu" && std::find(std::begin(detail::requirement_kinds), std::end(detail::requirement_kinds), lower) !=
+                             std::end(detail::requirement_kinds))
+    return roster::error(errc::invalid_argument,
+                         "--require " + std::string(want) + ": '" + lower +
+                             "' is a kind of device, not a backend (registered: " + known_backends() + ")",
+                         "--require names a backend; to require a kind of device set ROSTER_REQUIRE=" + lower);
   if (row == nullptr)
     return roster::error(errc::not_found,
                          "--require " + std::string(want) + ": no backend '" + lower +
@@ -152,6 +158,30 @@ report gather() {
   auto selector = selector_from_env();
   if (!selector) r.warnings.push_back(selector.error());
 
+  std::vector<adapter_info> listed;
+  for (const auto& b : registered_backends()) {
+    std::vector<adapter_info> list;
+    r.backends.push_back(row_of(b, &list));
+    for (auto& a : list) listed.push_back(std::move(a));
+  }
+  // The decisions before the records (the backends are listed and the plugins
+  // loaded by now): under ROSTER_TUNING=measure they measure and record,
+  // and the adapters' figures and the file's count below then show it.
+  for (role which : {role::primary, role::auxiliary}) {
+    decision_row row;
+    row.role = std::string(to_string(which));
+    decision_request req;
+    req.role = which;
+    if (auto d = decide(req)) {
+      row.adapter = d->spec.str();
+      row.reasons = d->reasons;
+      for (const auto& p : d->passed) row.reasons.push_back("passed over " + p.spec + ": " + p.reason);
+    } else {
+      row.error = d.error();
+    }
+    r.decisions.push_back(std::move(row));
+  }
+
   auto records = current_tuning();
   if (auto path = tuning_path()) {
     r.tuning_path = *path;
@@ -165,12 +195,6 @@ report gather() {
     r.warnings.push_back(path.error());
   }
 
-  std::vector<adapter_info> listed;
-  for (const auto& b : registered_backends()) {
-    std::vector<adapter_info> list;
-    r.backends.push_back(row_of(b, &list));
-    for (auto& a : list) listed.push_back(std::move(a));
-  }
   for (auto& a : visible_adapters(std::move(listed), r.hidden)) {
     adapter_row ar;
     ar.info = std::move(a);
@@ -193,20 +217,6 @@ report gather() {
   // Plugin files that ROSTER_PLUGIN_PATH named and roster did not open, and why.
   for (auto& e : refused_plugins()) r.warnings.push_back(std::move(e));
 
-  for (role which : {role::primary, role::auxiliary}) {
-    decision_row row;
-    row.role = std::string(to_string(which));
-    decision_request req;
-    req.role = which;
-    if (auto d = decide(req)) {
-      row.adapter = d->spec.str();
-      row.reasons = d->reasons;
-      for (const auto& p : d->passed) row.reasons.push_back("passed over " + p.spec + ": " + p.reason);
-    } else {
-      row.error = d.error();
-    }
-    r.decisions.push_back(std::move(row));
-  }
   if (auto cs = circuits()) {
     const circuit* p = primary();
     const circuit* x = auxiliary();

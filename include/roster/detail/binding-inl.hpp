@@ -29,6 +29,7 @@ ROSTER_INLINE expected<rank_binding> bind_rank(const bind_options& options) noex
     if (!d) return std::move(d).error().prepend("bind_rank");
     rank_binding b;
     b.circuit = d->circuit;
+    b.adapter = d->adapter;
     std::size_t n = 1, r = 0;
     if (d->launcher) {
       b.launcher = d->launcher->rank;
@@ -129,8 +130,8 @@ ROSTER_INLINE std::string binding_record(const rank_binding& b) {
                                                     [](const adapter_info& a) { return a.has_uuid(); }));
   text("uuid", by_uuid ? c->identity() : std::string{});
   text("pci_address", c ? c->adapter.pci_address : std::string{});
-  text("adapter", c ? c->adapter.spec() : std::string{});
-  text("name", c ? c->adapter.name : std::string{});
+  text("adapter", c ? b.adapter.spec() : std::string{});
+  text("name", c ? b.adapter.name : std::string{});
   text("cpuset", b.cpuset());
   number("numa_node", b.numa_node >= 0 ? std::optional<double>(b.numa_node) : std::nullopt);
   key("pinned");

@@ -97,27 +97,40 @@ inline std::string triad_text(const tuning_record* r) {
 }
 
 ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span<const tuning_record> records,
-                                  op_set ops, std::optional<element_type> type, std::string* because) {
+                                  op_set ops, std::optional<element_type> type, std::string* because,
+                                  const selector* sel) {
   if (adapters.size() < 2) {
     if (because) *because = "the only adapter of this device";
     return;
   }
-  // Without a record that decides, a native adapter comes before a software
-  // one (lavapipe, PoCL on the CPU): otherwise the given order stands.
-  std::stable_sort(adapters.begin(), adapters.end(),
-                   [](const adapter_info& x, const adapter_info& y) { return !x.software && y.software; });
+  // The selector's term first; then, without a record that decides, a native
+  // adapter before a software one (lavapipe, PoCL on the CPU); otherwise the
+  // given order stands. A record moves an adapter ahead inside its term only.
+  std::vector<std::size_t> term(adapters.size(), 0);
+  if (sel != nullptr)
+    for (std::size_t i = 0; i < adapters.size(); ++i) term[i] = sel->judge(adapters[i]).order;
+  std::vector<std::size_t> at(adapters.size());
+  for (std::size_t i = 0; i < at.size(); ++i) at[i] = i;
+  std::stable_sort(at.begin(), at.end(), [&](std::size_t x, std::size_t y) {
+    if (term[x] != term[y]) return term[x] < term[y];
+    return !adapters[x].software && adapters[y].software;
+  });
   std::vector<adapter_info> out;
   std::string why;
-  while (!adapters.empty()) {
+  while (!at.empty()) {
     std::size_t best = 0;
-    for (std::size_t i = 1; i < adapters.size(); ++i)
-      if (measured(record_of(records, adapters[best]), record_of(records, adapters[i]), ops, type) > 0) best = i;
+    for (std::size_t i = 1; i < at.size() && term[at[i]] == term[at[0]]; ++i)
+      if (measured(record_of(records, adapters[at[best]]), record_of(records, adapters[at[i]]), ops, type) > 0)
+        best = i;
     if (out.empty()) {
-      const adapter_info& lead = adapters[best];
-      const adapter_info& next = adapters[best == 0 ? 1 : 0];
+      const adapter_info& lead = adapters[at[best]];
+      const std::size_t other = at[best == 0 ? 1 : 0];
+      const adapter_info& next = adapters[other];
       const tuning_record* a = record_of(records, lead);
       const tuning_record* b = record_of(records, next);
-      if (best != 0 || measured(b, a, ops, type) > 0)
+      if (term[other] != term[at[best]])
+        why = lead.spec() + " by selector term: ROSTER_DEVICE_SELECTOR names it before " + next.spec();
+      else if (best != 0 || measured(b, a, ops, type) > 0)
         why = lead.spec() + " by record: " + triad_text(a) + " against " + next.spec() + "'s " + triad_text(b) +
               ", beyond the noise";
       else if (a != nullptr && b != nullptr)
@@ -131,8 +144,8 @@ ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span
                                                                                   : std::string("no record decides")) +
               ")";
     }
-    out.push_back(std::move(adapters[best]));
-    adapters.erase(adapters.begin() + static_cast<std::ptrdiff_t>(best));
+    out.push_back(std::move(adapters[at[best]]));
+    at.erase(at.begin() + static_cast<std::ptrdiff_t>(best));
   }
   adapters = std::move(out);
   if (because) *because = std::move(why);
@@ -300,7 +313,7 @@ struct ranked {
 inline bool make_circuit(const group& g, const scan_inputs& in, ranked& r, std::vector<std::string>& lines) {
   std::vector<adapter_info> members;
   for (const auto* m : g.members) members.push_back(m->adapter);
-  order_adapters(members, in.records, {}, std::nullopt, &r.c.preferred_because);
+  order_adapters(members, in.records, {}, std::nullopt, &r.c.preferred_because, &in.sel);
   r.c.adapter = members.front();
   r.c.alternates.assign(members.begin() + 1, members.end());
   const candidate* lead = g.members.front();

@@ -85,22 +85,39 @@ inline bool contains_spec(const circuit& c, const device_spec& s) {
 }
 
 // The primary circuit without a launcher: the one ROSTER_DEVICE names (the
-// device in use), else the first. Says which in `why`.
-inline const circuit* primary_circuit(std::span<const circuit> list, std::string& why) {
-  if (const auto v = env_nonblank(env_device))
-    if (auto spec = parse_spec(*v))
-      for (const auto& c : list)
-        if (contains_spec(c, *spec)) {
-          why = "ROSTER_DEVICE='" + std::string(*v) + "' is in use: " + describe(c);
-          return &c;
-        }
+// device in use; `named` is set to its spec), else the first. Says which in
+// `why`. A ROSTER_DEVICE that does not parse, or names no adapter of the
+// circuits, is an error: default_device() would open another device than
+// the decision names.
+inline expected<const circuit*> primary_circuit(std::span<const circuit> list, std::string& why,
+                                                std::optional<device_spec>& named) {
+  if (const auto v = env_nonblank(env_device)) {
+    auto spec = parse_spec(*v);
+    if (!spec) return std::move(spec).error().prepend("ROSTER_DEVICE");
+    for (const auto& c : list)
+      if (contains_spec(c, *spec)) {
+        why = "ROSTER_DEVICE='" + std::string(*v) + "' is in use: " + spec->str() + " of " + describe(c);
+        named = *spec;
+        return &c;
+      }
+    std::string kept;
+    for (const auto& c : list) {
+      kept += (kept.empty() ? "" : ", ") + c.adapter.spec();
+      for (const auto& a : c.alternates) kept += ", " + a.spec();
+    }
+    return make_error(errc::not_found,
+                      "ROSTER_DEVICE='" + std::string(*v) + "' names " + spec->str() +
+                          ", which is not among the adapters kept (" + kept + ")",
+                      "set ROSTER_DEVICE to one of those adapters or unset it; the selector, the vendor masks and "
+                      "ROSTER_REQUIRE drop adapters, and ROSTER_TRACE=1 shows why each was dropped");
+  }
   why = "the first circuit in order: " + describe(list.front()) + " (" + list.front().placed_because + ")";
   return &list.front();
 }
 
 // The circuits to try, in order, for a role; fills the launcher binding.
 inline expected<std::vector<const circuit*>> circuits_for(std::span<const circuit> list, const decision_request& r,
-                                                          decision& d) {
+                                                          decision& d, std::optional<device_spec>& named) {
   std::vector<const circuit*> order;
   auto rank = local_rank();
   if (!rank) return std::move(rank).error();
@@ -116,7 +133,9 @@ inline expected<std::vector<const circuit*>> circuits_for(std::span<const circui
     d.reasons.push_back("launcher: " + why);
   } else {
     d.reasons.push_back(std::string("launcher: ") + (*rank ? "not followed (asked so)" : "none"));
-    first = primary_circuit(list, why);
+    auto p = primary_circuit(list, why, named);
+    if (!p) return std::move(p).error();
+    first = *p;
   }
   if (r.role == role::primary) {
     d.reasons.push_back("role: primary: " + why);
@@ -143,14 +162,25 @@ inline expected<std::vector<const circuit*>> circuits_for(std::span<const circui
 }
 
 // The adapters of the circuits that can run the work, in the order to try them.
+// The adapter ROSTER_DEVICE names (`named`) leads its circuit.
 inline void choose_adapter(std::span<const circuit* const> order, const work_needs& n,
-                           std::span<const tuning_record> records, decision& d) {
+                           std::span<const tuning_record> records, const std::optional<device_spec>& named,
+                           decision& d) {
   const bool weighed = n.p != nullptr || n.ops.bits != 0 || n.type.has_value();
+  auto sel = selector_from_env();
   for (const circuit* c : order) {
     std::vector<adapter_info> adapters{c->adapter};
     adapters.insert(adapters.end(), c->alternates.begin(), c->alternates.end());
     std::string because = c->preferred_because;
-    if (weighed) order_adapters(adapters, records, n.ops, n.type, &because);
+    if (weighed) order_adapters(adapters, records, n.ops, n.type, &because, sel ? &*sel : nullptr);
+    if (named && c == order.front())
+      for (std::size_t i = 0; i < adapters.size(); ++i)
+        if (adapters[i].backend == named->backend && adapters[i].ordinal == named->ordinal) {
+          std::rotate(adapters.begin(), adapters.begin() + static_cast<std::ptrdiff_t>(i),
+                      adapters.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+          because = adapters.front().spec() + " named by ROSTER_DEVICE";
+          break;
+        }
     bool any = false;
     for (const auto& a : adapters) {
       if (auto why = cannot_run_on(a, n); !why.empty()) {
@@ -213,7 +243,8 @@ inline expected<decision> decide_scanned(const decision_request& r) {
                         "ROSTER_DEVICE to a spec; ROSTER_TRACE=1 shows why each adapter was dropped");
     }
     input_reasons(*req, d);
-    auto order = circuits_for(*list, r, d);
+    std::optional<device_spec> named;
+    auto order = circuits_for(*list, r, d, named);
     if (!order) return std::move(order).error();
     if (*mode == tuning_mode::measure && pass == 0) {
       // Measure what no record covers, once; then decide on the new records.
@@ -223,7 +254,8 @@ inline expected<decision> decide_scanned(const decision_request& r) {
       continue;
     }
     if (!measured.empty()) d.reasons.push_back("measure: " + measured);
-    choose_adapter(*order, needs_of(r), *mode == tuning_mode::off ? std::span<const tuning_record>{} : tuning_in_use(), d);
+    choose_adapter(*order, needs_of(r), *mode == tuning_mode::off ? std::span<const tuning_record>{} : tuning_in_use(),
+                   named, d);
     if (d.circuit == nullptr) {
       std::string why;
       for (const auto& p : d.passed) why += "\n  " + p.spec + ": " + p.reason;

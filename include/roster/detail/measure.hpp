@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -107,10 +108,25 @@ inline expected<tuning_record> measure_triad(const backend_registration& backend
   return r;
 }
 
+// The adapters this process tried to measure (or waited for), by spec, device
+// key and tuning file: each is tried once per process, whatever came of it, so a file
+// that cannot be written or an adapter that cannot be measured costs one
+// attempt, not one per decision.
+inline std::vector<std::string>& measure_attempted() {
+  static std::vector<std::string> keys;
+  return keys;
+}
+
+inline std::string measure_key(const adapter_info& a, const std::string& file) {
+  return a.spec() + " " + tuning_device_key(a) + " " + file;
+}
+
 // Measures the adapters of `circuits` that no record covers and records them
 // (under a launcher, local rank 0 measures; the others wait for its records).
 // Returns what happened, for the decision's reasons.
 inline std::string measure_missing(std::span<const circuit* const> circuits, bool waiting_rank) {
+  static std::mutex attempts;
+  std::lock_guard once(attempts);
   std::vector<adapter_info> missing;
   for (const circuit* c : circuits) {
     missing.push_back(c->adapter);
@@ -118,10 +134,18 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
   }
   std::erase_if(missing, [](const adapter_info& a) { return find_tuning(current_tuning(), a).record != nullptr; });
   if (missing.empty()) return "ROSTER_TUNING=measure: every adapter weighed has a record";
+  auto& tried = measure_attempted();
+  const auto file = tuning_path();
+  const std::string where = file ? *file : std::string();
+  std::erase_if(missing, [&](const adapter_info& a) {
+    return std::find(tried.begin(), tried.end(), measure_key(a, where)) != tried.end();
+  });
+  if (missing.empty()) return "ROSTER_TUNING=measure: what no record covers was tried once already in this process";
+  for (const auto& a : missing) tried.push_back(measure_key(a, where));
   if (waiting_rank) {
     // Local rank 0 measures: wait for its records, bounded, then go on with what there is.
-    const auto limit = std::chrono::steady_clock::now() +
-                       missing.size() * (10 * measure_budget + measure_build_allowance) + std::chrono::seconds(2);
+    const auto waited = missing.size() * (10 * measure_budget + measure_build_allowance) + std::chrono::seconds(2);
+    const auto limit = std::chrono::steady_clock::now() + waited;
     while (std::chrono::steady_clock::now() < limit) {
       reload_tuning();
       bool all = true;
@@ -130,7 +154,16 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       const timespec pause{0, 50'000'000};
       ::nanosleep(&pause, nullptr);
     }
-    return "ROSTER_TUNING=measure: local rank 0's records did not come in time; decided without them";
+    const std::string line =
+        "local rank 0's records did not come in " +
+        std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+        " s; decided without them";
+    std::fprintf(stderr,
+                 "roster: ROSTER_TUNING=measure: %s\nFix: see local rank 0's \"ROSTER_TUNING=measure\" lines for "
+                 "why it did not record (a tuning file it cannot write, an adapter it cannot measure), or measure "
+                 "once outside the launcher\n",
+                 line.c_str());
+    return "ROSTER_TUNING=measure: " + line;
   }
   std::vector<tuning_record> made;
   std::string done;
@@ -145,23 +178,29 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       line += "triad " + fixed(r->figures.front().gbps) + " GB/s, " + std::to_string(r->reps) + " runs in " +
               fixed(took, 2) + " s";
       made.push_back(std::move(*r));
+      std::fprintf(stderr, "%s\n", line.c_str());
     } else {
       line += "not measured: " + std::string(r.error().what());
+      std::fprintf(stderr, "%s\nFix: %s\n", line.c_str(), std::string(r.error().fix()).c_str());
     }
-    std::fprintf(stderr, "%s\n", line.c_str());
     done += (done.empty() ? "" : "; ") + line.substr(8);
   }
   if (!made.empty()) {
     // A measurement not kept is made again by every run: say so beside it.
+    // This process still decides on it.
     const auto not_recorded = [&](const error& e) {
       std::fprintf(stderr, "roster: ROSTER_TUNING=measure: not recorded: %s\n", e.message().c_str());
-      return done + "; not recorded: " + std::string(e.what());
+      tuning_file in_memory;
+      const auto now = current_tuning();
+      in_memory.records.assign(now.begin(), now.end());
+      for (auto& r : made) in_memory.records.push_back(std::move(r));
+      use_tuning(std::move(in_memory));
+      return done + "; not recorded, used by this process only: " + std::string(e.what());
     };
-    auto path = tuning_path();
-    if (!path) return not_recorded(path.error());
-    if (auto ok = save_tuning(*path, made); !ok) return not_recorded(ok.error());
+    if (!file) return not_recorded(file.error());
+    if (auto ok = save_tuning(*file, made); !ok) return not_recorded(ok.error());
     reload_tuning();
-    done += "; recorded in " + *path;
+    done += "; recorded in " + *file;
   }
   return done;
 }

@@ -203,8 +203,12 @@ inline std::string parse_what(const std::string& w, selector_term& t) {
   } else if (const auto dash = w.find('-'); dash != std::string::npos && dash > 0 && dash + 1 < w.size() &&
                                              std::all_of(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(dash), digit) &&
                                              std::all_of(w.begin() + static_cast<std::ptrdiff_t>(dash) + 1, w.end(), digit)) {
-    return "is an ordinal range, which the selector grammar has not: list each ordinal as a term of its own (" +
-           ordinal_list(t.backend, w.substr(0, dash), w.substr(dash + 1)) + ")";
+    std::string why = "is an ordinal range, which the selector grammar has not: list each ordinal as a term of its own (" +
+                      ordinal_list(t.backend, w.substr(0, dash), w.substr(dash + 1)) + ")";
+    // Eight digits, a dash, four: the start of a UUID of decimal digits only.
+    if (dash == 8 && w.size() - dash - 1 == 4)
+      why += "; for a UUID prefix of decimal digits, write it with GPU- (" + t.backend + ":GPU-" + w + ")";
+    return why;
   } else {
     t.what = selector_what::uuid_prefix;
     return parse_uuid_prefix(w, t.uuid_hex);
@@ -282,26 +286,34 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
       {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
       {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},
   };
-  auto parse = [](const char* name, std::string_view text) -> expected<int> {
+  // `what` is what the variable holds, for the Fix: "local index" or "local rank count".
+  auto parse = [](const char* name, std::string_view text, const char* what) -> expected<int> {
     const std::string_view s = detail::trim(text);
     const auto v = s.size() <= 9 ? detail::parse_uint(s, 999'999'999) : std::nullopt;
-    if (!v)
-      return make_error(errc::invalid_argument,
-                        std::string(name) + "='" + std::string(text) + "' is not a whole number",
-                        "set " + std::string(name) + " to this rank's local index (the MPI launcher does), or unset it");
-    return static_cast<int>(*v);
+    if (v) return static_cast<int>(*v);
+    const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+    return make_error(errc::invalid_argument,
+                      std::string(name) + "='" + std::string(text) + "' is " +
+                          (digits ? "past " + std::to_string(local_rank_limit) + " local ranks"
+                                  : std::string("not a whole number")),
+                      "set " + std::string(name) + " to this rank's " + what +
+                          " (the MPI launcher does), or unset it");
   };
   for (const auto& p : vars) {
     const auto r = detail::env_text(p.rank);
     if (!r) continue;
-    auto rank = parse(p.rank, *r);
+    auto rank = parse(p.rank, *r, "local index");
     if (!rank) return std::move(rank).error();
     local_rank_info info;
     info.rank = *rank;
     info.rank_variable = p.rank;
     if (const auto s = detail::env_text(p.size)) {
-      auto size = parse(p.size, *s);
+      auto size = parse(p.size, *s, "local rank count");
       if (!size) return std::move(size).error();
+      if (*size == 0)
+        return make_error(errc::invalid_argument, std::string(p.size) + "='" + std::string(*s) + "': no local ranks",
+                          "set " + std::string(p.size) + " to the number of ranks on this node (at least 1; the "
+                          "MPI launcher does), or unset it");
       info.size = *size;
       info.size_variable = p.size;
     }
