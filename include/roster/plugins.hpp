@@ -32,8 +32,11 @@ struct plugin {
 /// Opens every plugin (a file named *.so or *.so.*) in each folder of a
 /// ':'-separated list, in name order; a folder that others than its owner and
 /// root can write (or above which one can) is refused whole, as load_plugin
-/// refuses a file. Keeps going past a failure and returns the first error;
-/// the plugins that opened stay loaded (see loaded_plugins()).
+/// refuses a file. A folder that is missing, is a file, or cannot be listed,
+/// and an entry named like a plugin that is a link to nothing, a loop of links
+/// or not a regular file, is refused with its reason (see refused_plugins()).
+/// Keeps going past a failure and returns the first error; the plugins that
+/// opened stay loaded (see loaded_plugins()).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folders);
 
 /// Opens the plugins in the folders ROSTER_PLUGIN_PATH names (none when unset or empty).
@@ -71,7 +74,8 @@ class backends_in_use {
 
 /// Returns why each plugin file (or folder) roster refused was not opened, in
 /// the order met: loose permissions, not a roster plugin, another plugin ABI,
-/// dlopen failed.
+/// dlopen failed. Keeps the first 1024; past them, a last entry says how many
+/// more were refused.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> refused_plugins();
 
 /// Returns the plugins roster has opened and not closed, in load order.

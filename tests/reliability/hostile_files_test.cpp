@@ -140,14 +140,161 @@ TEST(HostileFiles, ReadErrorsNameThePartOfThePathAtFault) {
         in.error().what() == "tuning file " + in_closed + ": cannot read it: the folder " + closed +
                                  " cannot be entered (Permission denied)" &&
         in.error().fix().find("chmod u+x '" + closed + "'") != std::string_view::npos &&
-        file_itself.error().what() == "tuning file " + unreadable + ": cannot read it: Permission denied" &&
-        file_itself.error().fix().find("chmod u+r '" + unreadable + "'") != std::string_view::npos;
+        file_itself.error().what().starts_with("tuning file " + unreadable + ": cannot read it: Permission denied") &&
+        file_itself.error().fix().find("chmod a+r '" + unreadable + "'") != std::string_view::npos;
     ::_exit(ok ? 0 : 5);
   }
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "3: could not become nobody; 4: read; 5: wrong message (printed above)";
+}
+
+// Runs body in a child as nobody (when root; as itself otherwise) and
+// returns its exit status.
+template <class Body>
+int as_nobody(Body body) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+      ::_exit(3);
+    const int code = body();
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+// A Fix suggested `rm` for whatever was not a regular file: `rm '/dev/full'`
+// for --export /dev/full (which root can run), `rm '/dev/zero'` for a site
+// file, `rm` of a folder (which fails). `rm` is for links and regular files
+// only; a device gets "name a regular file", a folder "move the folder away".
+TEST(HostileFiles, NoFixSuggestsRemovingADeviceOrAFolder) {
+  temp_folder dir;
+  for (const std::string device : {"/dev/full", "/dev/zero", "/dev/null"}) {
+    if (!fs::exists(device)) continue;
+    const std::string lock = device + ".lock";
+    const bool lock_there = fs::exists(lock);
+    auto saved = roster::save_tuning(device, std::vector{sample_record()});
+    ASSERT_FALSE(saved) << device;
+    auto loaded = roster::load_tuning(device);
+    ASSERT_FALSE(loaded) << device;
+    auto chart = roster::detail::write_file(device, "x", "the chart", "name another file");
+    for (const auto* e : {&saved.error(), &loaded.error(), chart ? nullptr : &chart.error()}) {
+      if (e == nullptr) continue;
+      EXPECT_EQ(e->message().find("rm '"), std::string::npos) << e->message();
+      EXPECT_NE(e->fix().find("name a regular file (this is a character device"), std::string::npos) << e->message();
+      EXPECT_NE(e->what().find(device + " is a character device"), std::string::npos) << e->message();
+    }
+    // Nothing is made beside the device before it is refused (as root, the
+    // save made /dev/full.lock); one made all the same is removed again.
+    if (!lock_there) {
+      EXPECT_FALSE(fs::exists(lock)) << "a lock file was created in /dev";
+      std::error_code ec;
+      if (fs::is_regular_file(lock, ec)) fs::remove(lock, ec);
+    }
+  }
+  // A link to a device (tuning.json -> /dev/null): removing the link is safe, and said.
+  const std::string link = dir.path + "/link.json";
+  ASSERT_EQ(::symlink("/dev/null", link.c_str()), 0);
+  auto through = roster::load_tuning(link);
+  ASSERT_FALSE(through);
+  EXPECT_NE(through.error().fix().find("remove the link, which leads to a character device (rm '" + link + "'"),
+            std::string::npos)
+      << through.error().message();
+  EXPECT_EQ(through.error().fix().find("rm '/dev/null'"), std::string::npos) << through.error().message();
+  // A folder where the file should be: the user's own tuning.json, or an export.
+  const std::string folder = dir.path + "/tuning.json";
+  fs::create_directories(folder);
+  auto saved = roster::save_tuning(folder, std::vector{sample_record()});
+  auto loaded = roster::load_tuning(folder);
+  ASSERT_FALSE(saved);
+  ASSERT_FALSE(loaded);
+  for (const auto* e : {&saved.error(), &loaded.error()}) {
+    EXPECT_EQ(e->message().find("rm '"), std::string::npos) << e->message();
+    EXPECT_NE(e->fix().find("move the folder away (mv '" + folder + "' '" + folder + ".old')"), std::string::npos)
+        << e->message();
+    EXPECT_NE(e->what().find(folder + " is a folder"), std::string::npos) << e->message();
+  }
+  EXPECT_FALSE(fs::exists(folder + ".lock"));
+}
+
+// A lock file or a tuning file a bench run as root left in a user's folder
+// blocked every later save of that user: "cannot open: Permission denied",
+// Fix "make the folder writable" (it is). flock needs no write access: the
+// lock is opened read-only; and where even that fails the Fix names the owner.
+TEST(HostileFiles, ALockFileOfAnotherUserDoesNotBlockASave) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: files of another user are made as root";
+  temp_folder dir;
+  const std::string home = dir.path + "/home";
+  fs::create_directories(home);
+  ASSERT_EQ(::chmod(dir.path.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(home.c_str(), 65534, 65534), 0);
+  const std::string path = home + "/tuning.json", lock = path + ".lock";
+  // Root's bench: both files root's, 0644.
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{sample_record()}));
+  ASSERT_TRUE(fs::exists(lock));
+  ASSERT_EQ(::chmod(lock.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 0644), 0);
+  EXPECT_EQ(as_nobody([&] {
+              auto r = sample_record();
+              r.device = "nobody's";
+              auto ok = roster::save_tuning(path, std::vector{r});
+              if (!ok) std::printf("%s\n", ok.error().message().c_str());
+              auto back = roster::load_tuning(path);
+              return ok && back && back->records.size() == 2 ? 0 : 4;
+            }),
+            0)
+      << "3: could not become nobody; 4: the save failed (printed above)";
+  // A lock file nobody may even read: the Fix says whose it is, and how to be rid of it.
+  ASSERT_EQ(::chown(path.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chmod(lock.c_str(), 0600), 0);
+  EXPECT_EQ(as_nobody([&] {
+              auto ok = roster::save_tuning(path, std::vector{sample_record()});
+              if (ok) return 4;
+              std::printf("%s\n", ok.error().message().c_str());
+              const auto fix = ok.error().fix();
+              return fix.find("the lock file is not yours (it belongs to uid 0 (root)") != std::string_view::npos &&
+                             fix.find("rm '" + lock + "'") != std::string_view::npos &&
+                             fix.find("make the folder writable") == std::string_view::npos
+                         ? 0
+                         : 5;
+            }),
+            0)
+      << "3: could not become nobody; 4: saved; 5: wrong Fix (printed above)";
+  // A tuning file of root's that nobody may read: not "chmod u+r" (nobody cannot).
+  ASSERT_EQ(::chmod(lock.c_str(), 0644), 0);
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  EXPECT_EQ(as_nobody([&] {
+              auto ok = roster::save_tuning(path, std::vector{sample_record()});
+              if (ok) return 4;
+              std::printf("%s\n", ok.error().message().c_str());
+              return ok.error().what().find("it belongs to uid 0 (root), not to you") != std::string_view::npos &&
+                             ok.error().fix().find("chmod u+") == std::string_view::npos &&
+                             ok.error().fix().find("mv '" + path + "'") != std::string_view::npos
+                         ? 0
+                         : 5;
+            }),
+            0)
+      << "3: could not become nobody; 4: saved; 5: wrong Fix (printed above)";
+}
+
+// A lock file that cannot be made for want of space said "make the folder
+// writable"; the Fix follows errno.
+TEST(HostileFiles, TheLockFixFollowsWhyTheOpenFailed) {
+  temp_folder dir;
+  const std::string lock = dir.path + "/tuning.json.lock";
+  const auto fix = [&](int e) { return roster::detail::file_lock::open_fix(lock, e, "point XDG_CACHE_HOME elsewhere"); };
+  for (int e : {ENOSPC, EDQUOT}) {
+    EXPECT_NE(fix(e).find("free some disk space or inodes"), std::string::npos) << fix(e);
+    EXPECT_EQ(fix(e).find("writable"), std::string::npos) << fix(e);
+  }
+  EXPECT_NE(fix(EROFS).find("read-only"), std::string::npos) << fix(EROFS);
+  EXPECT_NE(fix(EACCES).find("make the folder writable (chmod u+w '" + dir.path + "')"), std::string::npos)
+      << fix(EACCES);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -195,13 +196,28 @@ TEST(Hostile, PluginOfAnotherAbiIsRefused) {
 
 // The recogniser on hand-made ELF files (fuzz/corpus and fuzz/regressions of
 // plugin_file): the smallest plugin is accepted, each malformed one refused.
+// The corpus plugins say plugin ABI 2: as they are, they are refused (ABI 2
+// is older than this roster's); with their notes set to this roster's ABI,
+// accepted.
 TEST(Hostile, RecogniserVerdictsOnCraftedFiles) {
   const std::string fuzz = ROSTER_FUZZ_DIR;
-  auto ok = roster::detail::check_plugin_file(fuzz + "/corpus/plugin_file/plugin-abi-2.so");
+  temp_folder folder;
+  const auto as_this_abi = [&](const std::string& file) {
+    std::string bytes = read_file(fuzz + "/corpus/plugin_file/" + file);
+    const std::string magic(roster::detail::plugin_note_magic, 8);
+    for (std::size_t at = bytes.find(magic); at != std::string::npos; at = bytes.find(magic, at + 8))
+      std::memcpy(&bytes[at + 8], &roster::detail::plugin_abi_version, sizeof(std::uint32_t));
+    const std::string copy = folder.path + "/" + file;
+    std::ofstream(copy, std::ios::binary) << bytes;
+    return copy;
+  };
+  auto ok = roster::detail::check_plugin_file(as_this_abi("plugin-abi-2.so"));
   EXPECT_TRUE(ok) << ok.error().message();
-  ok = roster::detail::check_plugin_file(fuzz + "/corpus/plugin_file/two-notes.so");
+  ok = roster::detail::check_plugin_file(as_this_abi("two-notes.so"));
   EXPECT_TRUE(ok) << ok.error().message();
   const std::pair<const char*, const char*> refused[] = {
+      {"corpus/plugin_file/plugin-abi-2.so", "built for roster plugin ABI 2"},
+      {"corpus/plugin_file/two-notes.so", "built for roster plugin ABI 2"},
       {"corpus/plugin_file/no-note.so", "it has no roster_plugin_abi section"},
       {"corpus/plugin_file/not-elf.so", "not an ELF file"},
       {"regressions/plugin_file/abi-99.so", "built for roster plugin ABI 99"},

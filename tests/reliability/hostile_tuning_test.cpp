@@ -16,6 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
 #include <limits>
 #include <span>
 #include <string>
@@ -327,6 +330,142 @@ TEST(HostileTuning, RecordsUnderTheOldGpuPrefixStillMatchAndAreReplaced) {
   ASSERT_EQ(back->records.size(), 1u);
   EXPECT_EQ(back->records[0].device, key);
   EXPECT_EQ(back->records[0].figures[0].gbps, 41);
+}
+
+// Sets an environment variable for one test and puts it back.
+struct scoped_env {
+  std::string name;
+  std::optional<std::string> old;
+  scoped_env(const char* n, const std::string& value) : name(n) {
+    if (const char* v = std::getenv(n)) old = v;
+    ::setenv(n, value.c_str(), 1);
+  }
+  ~scoped_env() {
+    if (old) ::setenv(name.c_str(), old->c_str(), 1);
+    else ::unsetenv(name.c_str());
+    roster::reload_tuning();
+  }
+};
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+std::vector<std::string> corrupt_copies(const std::string& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(folder))
+    if (e.path().filename().string().find(".corrupt-") != std::string::npos) out.push_back(e.path().string());
+  return out;
+}
+
+// Case 45: a key twice in one object was resolved silently (the first won):
+// a file with two "records" lost the second's on the next save, with no
+// corrupt copy kept. A duplicate key is malformed, and says where.
+TEST(HostileTuning, DuplicateKeysAreMalformedAndTheFileIsKeptAside) {
+  const std::string rec = record_text;
+  const std::string head = R"({"format": "roster-tuning", "version": 2, )";
+  struct {
+    std::string text, key;
+  } cases[] = {
+      {head + R"("records": [)" + rec + R"(], "records": [])" + "}", "records"},
+      {head + R"("version": 2, "records": [])" + "}", "version"},
+      {head + R"("records": [{"backend": "cpu", "device": "d", "driver": "1", "gbps": {"double": {"triad": 10}},
+          "gbps": {"double": {"triad": 99}}}]})",
+       "gbps"},
+      {head + R"("records": [{"backend": "cpu", "device": "d", "driver": "1", "gbps": {"double": {"triad": 10, "triad": 99}}}]})",
+       "triad"},
+      {head + R"("records": [{"backend": "cpu", "device": "d", "driver": "1", "gbps": {"double": {"triad": 10}},
+          "kernels": [{"op": "triad", "op": "dot", "type": "double", "size_class": 1, "variant": "v", "baseline": "b"}]}]})",
+       "op"},
+  };
+  for (const auto& c : cases) {
+    auto parsed = roster::parse_tuning(c.text);
+    ASSERT_FALSE(parsed) << c.text;
+    const std::string what(parsed.error().what());
+    EXPECT_NE(what.find("the key \"" + c.key + "\" appears twice"), std::string::npos) << parsed.error().message();
+    EXPECT_NE(what.find("at byte " + std::to_string(c.text.find("\"" + c.key + "\"", c.text.find("\"" + c.key + "\"") + 1))),
+              std::string::npos)
+        << parsed.error().message();
+    expect_fix(parsed.error());
+  }
+  // The save keeps the file aside before it writes the new one.
+  temp_folder dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string path = dir.path + "/tuning.json";
+  const std::string two = cases[0].text;
+  write_text(path, two);
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = "other";
+  r.driver_version = "1";
+  r.figures.push_back({roster::op::triad, roster::element_type::f64, 5});
+  std::string kept;
+  auto saved = roster::save_tuning(path, std::span<const roster::tuning_record>(&r, 1), &kept);
+  ASSERT_TRUE(saved) << saved.error().message();
+  ASSERT_FALSE(kept.empty()) << "a file with two \"records\" was replaced without a corrupt copy";
+  EXPECT_EQ(file_text(kept), two);
+}
+
+// Case 46: one ROSTER_TUNING_PATH entry that is not an absolute path made
+// tuning_paths() an error, and no file was read at all, the user's own
+// included. Only that entry is skipped.
+TEST(HostileTuning, ABadTuningPathEntryIsSkippedNotTheRest) {
+  temp_folder dir;
+  ASSERT_FALSE(dir.path.empty());
+  std::filesystem::create_directories(dir.path + "/cache/roster");
+  const std::string own = dir.path + "/cache/roster/tuning.json", site = dir.path + "/site.json";
+  const std::string head = R"({"format": "roster-tuning", "version": 2, "records": [)";
+  write_text(own, head + R"({"backend": "cpu", "device": "own", "driver": "1", "gbps": {"double": {"triad": 10}}}]})");
+  write_text(site, head + R"({"backend": "cpu", "device": "site", "driver": "1", "gbps": {"double": {"triad": 10}}}]})");
+  scoped_env cache("XDG_CACHE_HOME", dir.path + "/cache");
+  scoped_env list("ROSTER_TUNING_PATH", "site.json:" + site);
+  auto paths = roster::tuning_paths();
+  ASSERT_TRUE(paths) << paths.error().message();
+  EXPECT_EQ(*paths, (std::vector<std::string>{site, own}));
+  roster::reload_tuning();
+  const auto records = roster::current_tuning();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].device, "site");
+  EXPECT_EQ(records[1].device, "own");
+}
+
+// Case 47: a file a newer roster wrote ("version": 99) was taken for corrupt:
+// set aside and replaced by this roster's older format on the next save.
+// It is now read as nothing, said to be newer, and never replaced.
+TEST(HostileTuning, AFileOfANewerVersionIsNeitherReadNorReplaced) {
+  temp_folder dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string path = dir.path + "/tuning.json";
+  const std::string newer =
+      R"({"format": "roster-tuning", "version": 99, "records": [{"backend": "cpu", "device": "d", "future": {}}]})";
+  write_text(path, newer);
+  auto loaded = roster::load_tuning(path);
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error().code(), roster::errc::unsupported);
+  EXPECT_NE(std::string(loaded.error().what()).find("written by a newer roster (format version 99"), std::string::npos)
+      << loaded.error().message();
+  EXPECT_NE(std::string(loaded.error().fix()).find("upgrade roster"), std::string::npos) << loaded.error().message();
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = "d";
+  r.driver_version = "1";
+  r.figures.push_back({roster::op::triad, roster::element_type::f64, 5});
+  std::string kept;
+  auto saved = roster::save_tuning(path, std::span<const roster::tuning_record>(&r, 1), &kept);
+  ASSERT_FALSE(saved) << "a newer roster's file was replaced";
+  EXPECT_NE(std::string(saved.error().what()).find("newer roster"), std::string::npos) << saved.error().message();
+  EXPECT_NE(std::string(saved.error().fix()).find("upgrade roster"), std::string::npos) << saved.error().message();
+  expect_fix(saved.error());
+  EXPECT_TRUE(kept.empty());
+  EXPECT_EQ(file_text(path), newer);
+  EXPECT_TRUE(corrupt_copies(dir.path).empty());
+  // Version 2 and 1 are still read; a version below 1 is corrupt, not newer.
+  auto low = roster::parse_tuning(R"({"format": "roster-tuning", "version": 0, "records": []})");
+  ASSERT_FALSE(low);
+  EXPECT_EQ(low.error().code(), roster::errc::io);
 }
 
 }  // namespace

@@ -187,13 +187,21 @@ void expect_corrupt_reported(const std::string& path, const std::string& text) {
 TEST(Tuning, CorruptFilesAreReportedAndIgnored) {
   tuning_home home;
   ASSERT_TRUE(roster::save_tuning(home.path, std::vector{record_for(fake_adapter(0), 1.0)}));
-  for (const char* text : {"", "garbage", "{", "[]", "{\"format\": \"roster-tuning\", \"version\": 3, \"records\": []}",
+  for (const char* text : {"", "garbage", "{", "[]", "{\"format\": \"roster-tuning\", \"version\": 0, \"records\": []}",
                            "{\"format\": \"other\", \"version\": 1, \"records\": []}",
                            "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": [1]}",
                            "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": [{\"backend\": \"x\"}]}",
                            "{\"format\": \"roster-tuning\", \"version\": 1, \"records\": []} trailing",
                            "\x89PNG\r\n\x1a\n\x00\x01"})
     expect_corrupt_reported(home.path, text);
+  // A newer version is not corrupt: it is a newer roster's file, read as
+  // nothing (docs/hostile.md, case 47).
+  write_text(home.path, "{\"format\": \"roster-tuning\", \"version\": 3, \"records\": []}");
+  auto newer = roster::load_tuning(home.path);
+  ASSERT_FALSE(newer);
+  EXPECT_EQ(newer.error().code(), roster::errc::unsupported);
+  roster::reload_tuning();
+  EXPECT_TRUE(roster::current_tuning().empty());
 }
 
 TEST(Tuning, PartialFilesAreReportedAndIgnored) {

@@ -11,6 +11,7 @@
 
 #include <roster/error.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
@@ -91,17 +92,62 @@ inline int open_regular(const std::string& path, int flags, std::string& kind, m
   return fd;
 }
 
-/// The error for a file that is not a regular file.
-inline unexpected not_regular(const std::string& shown, const std::string& kind) {
+/// The Fix for a path that is not a regular file. `rm` is suggested only for
+/// a link (it removes the link, not what it leads to); never for a device, a FIFO or a
+/// socket (as root, `rm /dev/zero` succeeds), nor for a folder (it fails).
+/// `place_fix` says how to name another file.
+inline std::string not_regular_fix(const std::string& path, const std::string& kind, std::string_view place_fix) {
+  // A link to a device (tuning.json -> /dev/null, to keep a cache empty):
+  // removing the link leaves the device alone.
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && !kind.starts_with("a link"))
+    return "remove the link, which leads to " + kind + " (rm '" + path + "' removes the link only), or " +
+           std::string(place_fix);
+  if (kind == "a folder")
+    return "move the folder away (mv '" + path + "' '" + path + ".old'), or " + std::string(place_fix);
+  if (kind.starts_with("a link"))
+    return "remove the link (rm '" + path + "' removes the link only), or " + std::string(place_fix);
+  return "name a regular file (this is " + kind + ", which roster neither reads nor replaces): " +
+         std::string(place_fix);
+}
+
+/// The error for a file that is not a regular file; `shown` is "LABEL PATH".
+inline unexpected not_regular(const std::string& path, const std::string& shown, const std::string& kind,
+                              std::string_view place_fix) {
   return make_error(errc::io, shown + " is " + kind + ", not a regular file; it is not read",
-                    "delete it (rm '" + shown.substr(shown.rfind(' ') + 1) +
-                        "'); roster writes a regular file there next time");
+                    not_regular_fix(path, kind, place_fix));
+}
+
+/// What the file at path is when it exists and is not a regular file
+/// (following links; "a link to a file that does not exist" is not named:
+/// roster replaces such a link, never follows it); empty otherwise.
+inline std::string not_regular_kind(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return {};
+  return file_kind(st.st_mode);
+}
+
+/// Who owns a file, in words, when it is not the caller: "uid 0 (root)".
+inline std::string other_owner(const struct stat& st) {
+  if (st.st_uid == ::geteuid()) return {};
+  std::string who = "uid " + std::to_string(st.st_uid);
+  if (st.st_uid == 0) who += " (root)";
+  return who;
 }
 
 /// How to point the tuning file's folder elsewhere: the Fix when its path
 /// cannot be a folder.
 inline constexpr std::string_view cache_place_fix =
     "point XDG_CACHE_HOME at a folder roster may write to (or unset it to use ~/.cache)";
+
+/// The Fix when a file cannot be created in folder (errno e): free space or
+/// inodes for ENOSPC, a read-only file system, else a folder to make writable.
+inline std::string folder_write_fix(const std::string& folder, int e, std::string_view place_fix) {
+  if (e == ENOSPC || e == EDQUOT)
+    return "free some disk space or inodes there (df -h -i '" + folder + "'), or " + std::string(place_fix);
+  if (e == EROFS) return "the file system is mounted read-only: " + std::string(place_fix);
+  return "make the folder writable (chmod u+w '" + folder + "'), or " + std::string(place_fix);
+}
 
 /// Says why path could not be opened, from errno e, in words that name the
 /// part of the path at fault: a file where a folder should be (ENOTDIR), a
@@ -145,10 +191,25 @@ inline unexpected open_failure(const std::string& path, const std::string& shown
                         shown + ": cannot " + std::string(doing) + " it: the folder " + reached +
                             " cannot be entered (" + std::strerror(e) + ")",
                         "make the folder searchable (chmod u+x '" + reached + "'), or " + std::string(place_fix));
+    if (const std::string owner = other_owner(st); !owner.empty())
+      return make_error(errc::io,
+                        shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e) +
+                            " (it belongs to " + owner + ", not to you)",
+                        "have its owner make it " + std::string(doing == "read" ? "readable (chmod a+r '"
+                                                                                 : "writable (chmod a+w '") +
+                            path + "') or give it to you (chown), or move it away (mv '" + path + "' '" + path +
+                            ".old'), or " + std::string(place_fix));
     return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
                       std::string(doing == "read" ? "make the file readable (chmod u+r '"
                                                   : "make the file writable (chmod u+w '") +
                           path + "'), or move it away");
+  }
+  if (e == ENOSPC || e == EDQUOT || e == EROFS) {
+    const auto slash = path.rfind('/');
+    const std::string folder =
+        slash == std::string::npos ? std::string(".") : path.substr(0, std::max<std::size_t>(slash, 1));
+    return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
+                      folder_write_fix(folder, e, place_fix));
   }
   return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
                     "check the path, or " + std::string(place_fix));
@@ -167,7 +228,7 @@ inline expected<std::optional<std::string>> read_file(const std::string& path, s
   const std::string shown = std::string(label) + " " + path;
   std::string kind;
   const int fd = open_regular(path, O_RDONLY, kind);
-  if (fd == -2) return not_regular(shown, kind);
+  if (fd == -2) return not_regular(path, shown, kind, place_fix);
   if (fd < 0) {
     if (errno == ENOENT) return std::optional<std::string>{};
     return open_failure(path, shown, errno, "read", place_fix);
@@ -239,7 +300,7 @@ inline expected<void> write_file(const std::string& path, std::string_view text,
   const int fd = open_regular(path, O_WRONLY | O_CREAT | O_TRUNC, kind);
   if (fd == -2)
     return make_error(errc::io, shown + " is " + kind + ", not a regular file; nothing is written to it",
-                      "name a regular file, or delete that one (rm '" + path + "')");
+                      not_regular_fix(path, kind, place_fix));
   if (fd < 0) return open_failure(path, shown, errno, "write", place_fix);
   const bool written = write_all(fd, text);
   const int e = errno;
@@ -258,19 +319,30 @@ class file_lock {
  public:
   static constexpr std::chrono::milliseconds default_wait{30000};
 
-  explicit file_lock(const std::string& path, std::chrono::milliseconds wait = default_wait) {
+  explicit file_lock(const std::string& path, std::chrono::milliseconds wait = default_wait,
+                     std::string_view place_fix = cache_place_fix) {
     const std::string lock_path = path + ".lock";
     std::string kind;
     fd_ = open_regular(lock_path, O_RDWR | O_CREAT, kind);
+    // A lock file another user made (a bench run as root) cannot be opened
+    // for writing, but flock needs no write access: open it read-only.
+    if (fd_ == -1 && (errno == EACCES || errno == EPERM)) {
+      const int e = errno;
+      fd_ = open_regular(lock_path, O_RDONLY, kind);
+      if (fd_ == -1) errno = e;
+    }
     if (fd_ == -2) {
       fd_ = -1;
       why_ = lock_path + " is " + kind + ", not a regular file";
-      fix_ = "delete it (rm '" + lock_path + "'); roster creates a regular lock file";
+      fix_ = kind.starts_with("a link")
+                 ? "remove the link (rm '" + lock_path + "' removes the link only); roster creates a regular lock file"
+                 : "move it away (mv '" + lock_path + "' '" + lock_path + ".old'); roster creates a regular lock file";
       return;
     }
     if (fd_ < 0) {
-      why_ = lock_path + ": cannot open: " + std::strerror(errno);
-      fix_ = "make the folder writable, or point XDG_CACHE_HOME at a writable folder";
+      const int e = errno;
+      why_ = lock_path + ": cannot open: " + std::strerror(e);
+      fix_ = open_fix(lock_path, e, place_fix);
       return;
     }
     const auto until = std::chrono::steady_clock::now() + wait;
@@ -285,7 +357,8 @@ class file_lock {
                                              : ": cannot lock: " + std::string(std::strerror(e)));
         fix_ = e == EWOULDBLOCK ? "wait for the other roster-info bench to finish (fuser '" + lock_path +
                                       "' names it), then try again"
-                                : "make the folder writable, or point XDG_CACHE_HOME at a writable folder";
+                                : "check the file system of '" + lock_path + "' (it may not support locks), or " +
+                                      std::string(place_fix);
         return;
       }
       const timespec pause{0, 20'000'000};
@@ -298,6 +371,24 @@ class file_lock {
   file_lock(const file_lock&) = delete;
   file_lock& operator=(const file_lock&) = delete;
   bool held() const noexcept { return fd_ >= 0; }
+  /// The Fix when the lock file lock_path cannot be opened with errno e: the
+  /// owner of a lock file that is not the caller's, space or inodes for
+  /// ENOSPC, a read-only file system, or a folder that cannot be written.
+  static std::string open_fix(const std::string& lock_path, int e, std::string_view place_fix) {
+    const auto slash = lock_path.rfind('/');
+    const std::string folder =
+        slash == std::string::npos ? std::string(".") : lock_path.substr(0, std::max<std::size_t>(slash, 1));
+    struct stat st {};
+    const bool exists = ::stat(lock_path.c_str(), &st) == 0;
+    if ((e == EACCES || e == EPERM) && exists) {
+      if (const std::string owner = other_owner(st); !owner.empty())
+        return "the lock file is not yours (it belongs to " + owner +
+               ", made by a bench run as that user): remove it when no roster-info bench runs (rm '" + lock_path +
+               "'; it holds no records), or have its owner give it to you (chown), or " + std::string(place_fix);
+      return "make the lock file readable (chmod u+rw '" + lock_path + "'), or " + std::string(place_fix);
+    }
+    return folder_write_fix(folder, e, place_fix);
+  }
   /// Why the lock is not held, and the Fix.
   unexpected failure(std::string_view label) const {
     return make_error(errc::io, std::string(label) + " " + why_, fix_);
@@ -359,7 +450,8 @@ inline void remove_stale_temps(const std::string& path, std::chrono::seconds min
 /// Replaces the file at path with text, atomically: a temporary file in the
 /// same folder, fsync, rename over path, fsync of the folder. Readers see the
 /// old file or the new one whole. The caller serialises writers (file_lock).
-inline expected<void> replace_file(const std::string& path, std::string_view text, std::string_view label) {
+inline expected<void> replace_file(const std::string& path, std::string_view text, std::string_view label,
+                                   std::string_view place_fix = cache_place_fix) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? std::string(".") : path.substr(0, slash == 0 ? 1 : slash);
   std::string temp = temp_stem(path) + "XXXXXX";
@@ -368,7 +460,7 @@ inline expected<void> replace_file(const std::string& path, std::string_view tex
     return make_error(errc::io,
                       std::string(label) + ": cannot create a temporary file beside " + path + ": " +
                           std::strerror(errno),
-                      "make the folder writable, or point XDG_CACHE_HOME at a writable folder");
+                      folder_write_fix(dir, errno, place_fix));
   // Keep the mode of the file replaced (0644 for a new one).
   struct stat old {};
   const mode_t mode = ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) ? (old.st_mode & 07777) : 0644;
@@ -395,17 +487,28 @@ inline expected<void> replace_file(const std::string& path, std::string_view tex
 /// temporary files, and replaces path with the text make_text() returns
 /// (an expected<std::string>), called under the lock (so it may read the old
 /// file and merge, or refuse to replace it).
+///
+/// A path that exists and is not a regular file (a device, a FIFO, a folder)
+/// is refused first, before any lock file is made beside it (as root,
+/// --export /dev/full would otherwise create /dev/full.lock). `place_fix`
+/// says how to name another file.
 template <class F>
-expected<void> locked_replace(const std::string& path, std::string_view label, F&& make_text) {
+expected<void> locked_replace(const std::string& path, std::string_view label, F&& make_text,
+                              std::string_view place_fix = cache_place_fix) {
+  if (const std::string kind = not_regular_kind(path); !kind.empty())
+    return make_error(errc::io,
+                      std::string(label) + " " + path + " is " + kind +
+                          ", not a regular file; it is not replaced, and nothing is written",
+                      not_regular_fix(path, kind, place_fix));
   const auto slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0)
-    if (auto ok = make_folders(path.substr(0, slash), label); !ok) return ok;
-  file_lock lock(path);
+    if (auto ok = make_folders(path.substr(0, slash), label, place_fix); !ok) return ok;
+  file_lock lock(path, file_lock::default_wait, place_fix);
   if (!lock.held()) return lock.failure(label);
   remove_stale_temps(path);
   expected<std::string> text = make_text();
   if (!text) return std::move(text).error();
-  return replace_file(path, *text, label);
+  return replace_file(path, *text, label, place_fix);
 }
 
 }  // namespace roster::detail

@@ -23,7 +23,8 @@
 namespace roster::detail {
 
 // This reader takes any JSON text (RFC 8259) up to a nesting depth of 32 and
-// rejects everything else, including trailing bytes.
+// rejects everything else, including trailing bytes and an object that holds
+// one key twice (in the values it builds; a value it skips is not searched).
 struct json_value {
   enum class kind : std::uint8_t { null, boolean, number, string, array, object };
   kind k = kind::null;
@@ -83,6 +84,7 @@ class json_reader {
     if (!separator(first, '}')) return false;
     if (p_ >= t_.size() || t_[p_] != '"') return fail("expected a quoted key in an object");
     const std::size_t start = p_;
+    key_at_ = start;
     if (!string(nullptr)) return false;
     if (p_ - start <= max_key) {  // short: read it again, kept (a longer one matches no key of ours)
       p_ = start;
@@ -93,6 +95,18 @@ class json_reader {
   /// Steps to an array's next element: true when one follows, false at the
   /// closing ']' or on an error (failed()).
   bool next_element(bool& first) { return separator(first, ']'); }
+  /// Where the key next_member read last starts.
+  std::size_t key_at() const noexcept { return key_at_; }
+  /// Fails the read: `key` appears twice in one object, the second time at
+  /// byte `at` (where() says so). A document with a duplicate key is not
+  /// valid here: which of the two counts is not defined (RFC 8259 4), and
+  /// taking one silently loses the other.
+  bool duplicate_key(std::string_view key, std::size_t at) {
+    if (!why_.empty()) return false;
+    p_ = at;
+    why_ = "the key \"" + std::string(key.substr(0, 64)) + "\" appears twice in one object";
+    return false;
+  }
   /// Validates the next value and steps past it, building nothing.
   bool skip_value(int depth) {
     if (depth > 32) return fail("nesting deeper than 32");
@@ -317,27 +331,43 @@ class json_reader {
     }
     return !failed();
   }
+  // A key seen twice is an error (duplicate_key); checked once the object is
+  // read, sorted, so an object of many keys costs n log n, not n squared.
   bool object(json_value& v, int depth) {
     v.k = json_value::kind::object;
     ++p_;
     bool first = true;
+    std::vector<std::size_t> at;  // where each kept key starts
     while (separator(first, '}')) {
       if (p_ >= t_.size() || t_[p_] != '"') return fail("expected a quoted key in an object");
       if (!room()) {
         if (!string(nullptr) || !colon() || !skip_value(depth + 1)) return false;
         continue;
       }
+      at.push_back(p_);
       v.keys.emplace_back();
       if (!string(&v.keys.back()) || !colon()) return false;
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
     }
-    return !failed();
+    if (failed()) return false;
+    if (v.keys.size() < 2) return true;
+    std::vector<std::size_t> order(v.keys.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return v.keys[a] != v.keys[b] ? v.keys[a] < v.keys[b] : a < b;
+    });
+    // The first duplicate in the text: the earliest second occurrence.
+    std::size_t dup = order.size();
+    for (std::size_t i = 1; i < order.size(); ++i)
+      if (v.keys[order[i]] == v.keys[order[i - 1]] && (dup == order.size() || order[i] < dup)) dup = order[i];
+    return dup == order.size() || duplicate_key(v.keys[dup], at[dup]);
   }
 
   std::string_view t_;
   std::size_t p_ = 0;
   std::string why_;
+  std::size_t key_at_ = 0;
   std::size_t budget_ = static_cast<std::size_t>(-1);
   bool over_ = false;
 };

@@ -8,9 +8,16 @@
 namespace roster::detail {
 
 /// The version of the contract between roster and a backend plugin (the
-/// backend_registration layout, the inventory's section and hub). A plugin
+/// backend_registration layout, the inventory's section and hub, and every
+/// type and inline function of the headers a plugin includes). A plugin
 /// built for another version is refused, not opened.
-inline constexpr std::uint32_t plugin_abi_version = 2;
+inline constexpr std::uint32_t plugin_abi_version = 3;
+
+/// The SHA-256 of the plugin-facing headers when plugin_abi_version was last
+/// checked: tests/reliability/plugin_abi_check.py (test 'plugin_abi_headers')
+/// names the headers and fails when they change, until plugin_abi_version is
+/// bumped (if the ABI changed) and the new hash recorded with its --record.
+inline constexpr char plugin_abi_headers_sha256[] = "86691069e90e30fe420ac2bacafdbd310e6880e5812fd16c28cf763a67516054";
 
 /// One record in the section named plugin_note_section: every translation
 /// unit that registers a backend adds one.

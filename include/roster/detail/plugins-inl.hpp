@@ -19,7 +19,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 
@@ -100,20 +102,81 @@ inline std::string absolute_path(std::string_view path) {
   for (auto part : parts) out.append("/").append(part);
   return out.empty() ? std::string("/") : out;
 }
-// The plugin files of a folder (regular files named *.so or *.so.*), sorted.
-inline std::vector<std::string> plugin_files(const std::string& folder) {
-  std::vector<std::string> files;
+// Why `folder` (from a plugin path) is not a folder roster can list, or
+// nothing: it is missing, a file, something else, or cannot be reached.
+inline std::optional<error> plugin_folder_problem(const std::string& folder) {
+  struct stat st{};
+  if (::stat(folder.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT)
+      return error(errc::not_found, "plugin folder '" + folder + "' does not exist",
+                   "create the folder, or remove it from ROSTER_PLUGIN_PATH");
+    return error(errc::io, "plugin folder '" + folder + "' cannot be reached: " + std::strerror(err),
+                 "check each folder on the way: one may be a file, or not searchable by this user (chmod u+x); "
+                 "or remove it from ROSTER_PLUGIN_PATH");
+  }
+  if (S_ISDIR(st.st_mode)) return std::nullopt;
+  const std::string what = S_ISREG(st.st_mode) ? "a file" : "a device, FIFO or socket";
+  return error(errc::invalid_argument,
+               "plugin folder '" + folder + "' is " + what + ", not a folder: ROSTER_PLUGIN_PATH names folders",
+               "name the folder that holds the plugin in ROSTER_PLUGIN_PATH, or open one file with "
+               "roster::load_plugin('" + folder + "')");
+}
+// One entry of a plugin folder named like a plugin (*.so, *.so.*): a file to
+// open, or why it is not one.
+struct plugin_entry {
+  std::string path;
+  std::optional<error> refusal;
+};
+// Why an entry named like a plugin is not a file to open, or nothing.
+inline std::optional<error> plugin_entry_problem(const std::string& full) {
+  struct stat st{};
+  if (::stat(full.c_str(), &st) == 0) {
+    if (S_ISREG(st.st_mode)) return std::nullopt;
+    return error(errc::invalid_argument, "plugin '" + full + "' is not a regular file (a device, FIFO or socket)",
+                 "move it out of the plugin folder");
+  }
+  const int err = errno;
+  struct stat lst{};
+  const bool link = ::lstat(full.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode);
+  std::string to;
+  if (link) {
+    char buf[4096];
+    const ssize_t n = ::readlink(full.c_str(), buf, sizeof buf);
+    if (n > 0) to = " ('" + std::string(buf, static_cast<std::size_t>(n)) + "')";
+  }
+  if (link && err == ENOENT)
+    return error(errc::not_found, "plugin '" + full + "' is a link to nothing" + to,
+                 "point the link at a plugin file, or remove it (rm '" + full + "')");
+  if (link && err == ELOOP)
+    return error(errc::invalid_argument, "plugin '" + full + "' is a loop of links" + to + ": " + std::strerror(err),
+                 "point the link at a plugin file, or remove it (rm '" + full + "')");
+  return error(errc::io, "plugin '" + full + "' cannot be reached" + to + ": " + std::strerror(err),
+               "make it and what it links to readable by this user, or move it out of the plugin folder");
+}
+// The entries of a folder named like plugins, sorted by name; an error when
+// the folder cannot be listed.
+inline expected<std::vector<plugin_entry>> plugin_files(const std::string& folder) {
+  std::vector<plugin_entry> entries;
   DIR* dir = ::opendir(folder.c_str());
-  if (dir == nullptr) return files;
+  if (dir == nullptr) {
+    const int err = errno;
+    return make_error(errc::io, "plugin folder '" + folder + "' cannot be opened: " + std::strerror(err),
+                      "make it readable and searchable by this user (chmod u+rx '" + folder +
+                          "'), or remove it from ROSTER_PLUGIN_PATH");
+  }
   while (const dirent* e = ::readdir(dir)) {
     const std::string_view name = e->d_name;
     if (!plugin_file_name(name)) continue;
     const std::string full = folder + "/" + std::string(name);
-    if (path_kind(full) == 'f') files.push_back(full);
+    struct stat st{};
+    if (::stat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) continue;  // a folder named *.so: no plugin file
+    entries.push_back(plugin_entry{full, plugin_entry_problem(full)});
   }
   ::closedir(dir);
-  std::sort(files.begin(), files.end());
-  return files;
+  std::sort(entries.begin(), entries.end(),
+            [](const plugin_entry& a, const plugin_entry& b) { return a.path < b.path; });
+  return entries;
 }
 }  // namespace detail
 
@@ -154,23 +217,30 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
 ROSTER_INLINE expected<std::vector<plugin>> load_plugins(std::string_view folders) {
   std::vector<plugin> out;
   std::optional<error> first;
+  // Each refusal is recorded; the first one is returned.
+  auto refuse = [&](error e) {
+    if (!first) first = detail::refused(std::move(e));
+    else (void)detail::refused(std::move(e));
+  };
   while (true) {
     const auto colon = folders.find(':');
     const std::string_view folder = folders.substr(0, colon);
     if (!folder.empty()) {
-      if (detail::path_kind(std::string(folder)) != 'd') {
-        error missing(errc::not_found, "plugin folder '" + std::string(folder) + "' does not exist",
-                      "create the folder, or remove it from ROSTER_PLUGIN_PATH");
-        if (!first) first = detail::refused(std::move(missing));
-        else (void)detail::refused(std::move(missing));
+      if (auto problem = detail::plugin_folder_problem(std::string(folder))) {
+        refuse(std::move(*problem));
       } else if (auto loose = detail::refuse_untrusted(
                      detail::untrusted_plugin_folder(detail::absolute_path(folder)))) {
         // Not one file of a folder others can write is opened.
-        if (!first) first = detail::refused(std::move(*loose));
-        else (void)detail::refused(std::move(*loose));
+        refuse(std::move(*loose));
+      } else if (auto entries = detail::plugin_files(std::string(folder)); !entries) {
+        refuse(std::move(entries).error());
       } else {
-        for (const auto& f : detail::plugin_files(std::string(folder))) {
-          auto p = load_plugin(f);
+        for (auto& entry : *entries) {
+          if (entry.refusal) {
+            refuse(std::move(*entry.refusal));
+            continue;
+          }
+          auto p = load_plugin(entry.path);  // records its own refusals
           if (p)
             out.push_back(std::move(*p));
           else if (!first)
@@ -278,7 +348,9 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
 ROSTER_INLINE std::vector<error> refused_plugins() {
   auto& r = detail::refused_plugin_list();
   std::lock_guard lock(r.mutex);
-  return r.list;
+  std::vector<error> out = r.list;
+  if (r.dropped > 0) out.push_back(detail::refusals_dropped(r.dropped));
+  return out;
 }
 
 ROSTER_INLINE std::vector<plugin> loaded_plugins() {

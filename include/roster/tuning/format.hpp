@@ -27,7 +27,8 @@ inline constexpr std::size_t tuning_record_bytes = std::size_t{1} << 20;
 /// parse_tuning reads back as the same bytes.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string to_json(const tuning_file& file);
 /// Parses the text of a tuning file (version 2, or 1). A corrupt or partial
-/// text is an error (errc::io) whose Fix: says how to recover. Memory follows
+/// text (a key twice in one object included) is an error (errc::io) whose
+/// Fix: says how to recover; a newer version is errc::unsupported. Memory follows
 /// the records kept, not the text: values the format does not know are
 /// checked and skipped without being built, at most tuning_record_limit
 /// records are kept, and running out of memory is an error, never an abort.

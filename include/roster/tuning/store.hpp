@@ -25,7 +25,8 @@ namespace roster {
 /// absolute paths, a leading "~/" read as $HOME; typically a read-only site file
 /// shared by identical nodes first), then tuning_path() when it is not among
 /// them. For a device the first record that names its UUID wins, else the
-/// first that names its model (find_tuning).
+/// first that names its model (find_tuning). An entry that is not an absolute
+/// path is skipped, with a warning under ROSTER_TRACE; the others are kept.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<std::string>> tuning_paths();
 
 /// How decisions use measurements (ROSTER_TUNING).
@@ -39,8 +40,10 @@ enum class tuning_mode : std::uint8_t {
 
 /// Reads a tuning file. A missing file is an empty one; a corrupt or partial
 /// file is an error (errc::io) whose Fix: says how to recover; what it left
-/// out (tuning_file::warnings) names the file. Running out of memory is an
-/// error (errc::out_of_memory), never an abort.
+/// out (tuning_file::warnings) names the file. A file of a newer format
+/// version is errc::unsupported (written by a newer roster: nothing is read
+/// from it). Running out of memory is an error (errc::out_of_memory), never
+/// an abort.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
 
 /// Merges records into a tuning file: under an exclusive lock on PATH.lock
@@ -53,7 +56,9 @@ enum class tuning_mode : std::uint8_t {
 /// new file whole. A file that cannot be read (permission, not a regular
 /// file) is an error and is left as it is. A corrupt file is kept as
 /// PATH.corrupt-TIME (its name is stored in kept_corrupt when given) and its
-/// valid records are carried over. A figure not above 0 or beyond
+/// valid records are carried over. A file of a newer format version is
+/// neither replaced nor set aside: errc::unsupported, nothing written. A path
+/// that is not a regular file is refused before PATH.lock is made. A figure not above 0 or beyond
 /// tuning_max_gbps is not recorded: each such is a warning, added to
 /// `warnings` when given (and traced). A file that would hold more than
 /// tuning_record_limit records is an error and is left as it is.

@@ -30,6 +30,18 @@ inline unexpected corrupt_tuning(std::string_view why) {
                     "delete the file (roster keeps working without it) and run 'roster-info bench' to measure again");
 }
 
+// A file of a format version this roster does not know, written by a newer
+// one: errc::unsupported, so that a save leaves it as it is (store-inl.hpp).
+inline unexpected newer_tuning(double version) {
+  std::string shown;
+  json_number(shown, version);
+  return make_error(errc::unsupported,
+                    "tuning file: written by a newer roster (format version " + shown + "; this one reads 1 and " +
+                        std::to_string(tuning_version) + "); its records are not read, and it is not replaced",
+                    "upgrade roster to read it; or, to keep this roster's own records apart, point XDG_CACHE_HOME "
+                    "at another folder (a site file: list another file in ROSTER_TUNING_PATH)");
+}
+
 // Writes `"KEY": {"float": {OP: VALUE, ...}, "double": {...}}` of each figure's value.
 template <class Value>
 void figures_object(std::string& out, std::string_view key, const tuning_record& r, Value value) {
@@ -294,6 +306,8 @@ inline bool read_record(json_reader& in, json_value& r, bool& too_large) {
       if (!in.skip_value(3)) return false;
       continue;
     }
+    // A key of the format twice: the record's values are not defined.
+    if (std::find(r.keys.begin(), r.keys.end(), key) != r.keys.end()) return in.duplicate_key(key, in.key_at());
     r.keys.push_back(key);
     r.items.emplace_back();
     if (!in.value(r.items.back(), 3)) return false;
@@ -330,16 +344,19 @@ inline bool read_top(json_reader& in, tuning_reading& t, bool salvage) {
   bool first = true;
   std::string key;
   while (in.next_member(first, key)) {
-    json_value* small = key == "format" && !t.has_format     ? &t.format
-                        : key == "version" && !t.has_version ? &t.version
-                                                             : nullptr;
+    if ((key == "format" && t.has_format) || (key == "version" && t.has_version) ||
+        (key == "records" && t.has_records))
+      return in.duplicate_key(key, in.key_at());  // two "records": which holds the user's is not known
+    json_value* small = key == "format"    ? &t.format
+                        : key == "version" ? &t.version
+                                           : nullptr;
     if (small != nullptr) {
       (small == &t.format ? t.has_format : t.has_version) = true;
       in.limit(4096);
       if (!in.value(*small, 1)) return false;
       continue;
     }
-    if (key == "records" && !t.has_records) {
+    if (key == "records") {
       t.has_records = true;
       if (in.peek() == '[') {
         t.records_array = true;
@@ -411,6 +428,8 @@ ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_vie
   if (!object) return corrupt_tuning("the top level is not an object");
   if (!t.has_format || t.format.k != json_value::kind::string || t.format.s != tuning_format)
     return corrupt_tuning("\"format\" is not \"roster-tuning\"");
+  if (t.has_version && t.version.k == json_value::kind::number && t.version.n > tuning_version)
+    return newer_tuning(t.version.n);
   if (!t.has_version || t.version.k != json_value::kind::number ||
       (t.version.n != 1 && t.version.n != tuning_version))
     return corrupt_tuning("\"version\" is not 1 or " + std::to_string(tuning_version));

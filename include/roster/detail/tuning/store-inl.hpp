@@ -32,6 +32,64 @@ inline std::string corrupt_name(const std::string& path) {
   return path + ".corrupt-" + stamp;
 }
 
+inline std::vector<std::string> tuning_paths_warning(std::vector<error>& warnings);
+
+// How to name another file in place of path, for a Fix: a site file is named
+// in ROSTER_TUNING_PATH; a file written other than the user's own (roster-info
+// bench --export FILE) is named by the caller; the user's own file moves with
+// XDG_CACHE_HOME.
+inline std::string tuning_place_fix(const std::string& path, bool reading) {
+  const auto own = tuning_path();
+  if (own && *own == path) return std::string(cache_place_fix);
+  if (reading) {
+    std::vector<error> ignored;
+    const auto listed = tuning_paths_warning(ignored);
+    if (std::find(listed.begin(), listed.end(), path) != listed.end())
+      return "list a regular file in ROSTER_TUNING_PATH in its place (or remove it from the list)";
+    return std::string(cache_place_fix);
+  }
+  return "give the path of a file in a folder you may write to";
+}
+
+// The tuning files of ROSTER_TUNING_PATH, then the user's; an entry that is
+// not an absolute path is skipped, with a warning added to `warnings`, and
+// the others are still read.
+inline std::vector<std::string> tuning_paths_warning(std::vector<error>& warnings) {
+  std::vector<std::string> out;
+  if (const auto list = env_text("ROSTER_TUNING_PATH")) {
+    std::string_view rest = *list;
+    while (!rest.empty()) {
+      const auto colon = rest.find(':');
+      const std::string_view item = trim(rest.substr(0, colon));
+      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
+      if (item.empty()) continue;
+      std::string path(item);
+      if (item.starts_with("~/")) {
+        const auto home = env_text("HOME");
+        if (!home || home->empty()) {
+          warnings.emplace_back(errc::invalid_argument,
+                                "ROSTER_TUNING_PATH: '" + path +
+                                    "' starts with ~/ but HOME is not set; that entry is skipped, the others are read",
+                                "write the folder out in full, or set HOME");
+          continue;
+        }
+        path = std::string(*home) + path.substr(1);
+      }
+      if (!path.starts_with('/')) {
+        warnings.emplace_back(errc::invalid_argument,
+                              "ROSTER_TUNING_PATH: '" + path +
+                                  "' is not an absolute path; that entry is skipped, the others are read",
+                              "list absolute paths of tuning files, separated by ':', e.g. "
+                              "ROSTER_TUNING_PATH=/site/roster/tuning.json:~/.cache/roster/tuning.json");
+        continue;
+      }
+      if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
+    }
+  }
+  if (auto own = tuning_path(); own && std::find(out.begin(), out.end(), *own) == out.end()) out.push_back(*own);
+  return out;
+}
+
 // Merges one new record into the file's: under the same driver, what the new
 // one did not measure again is kept.
 inline void merge_record(tuning_file& merged, const tuning_record& r) {
@@ -91,31 +149,10 @@ ROSTER_INLINE expected<std::string> tuning_path() {
 }
 
 ROSTER_INLINE expected<std::vector<std::string>> tuning_paths() {
-  std::vector<std::string> out;
-  if (const auto list = detail::env_text("ROSTER_TUNING_PATH")) {
-    std::string_view rest = *list;
-    while (!rest.empty()) {
-      const auto colon = rest.find(':');
-      const std::string_view item = detail::trim(rest.substr(0, colon));
-      rest = colon == std::string_view::npos ? std::string_view{} : rest.substr(colon + 1);
-      if (item.empty()) continue;
-      std::string path(item);
-      if (item.starts_with("~/")) {
-        const auto home = detail::env_text("HOME");
-        if (!home || home->empty())
-          return make_error(errc::invalid_argument, "ROSTER_TUNING_PATH: '" + path + "' starts with ~/ but HOME is not set",
-                            "write the folder out in full, or set HOME");
-        path = std::string(*home) + path.substr(1);
-      }
-      if (!path.starts_with('/'))
-        return make_error(errc::invalid_argument, "ROSTER_TUNING_PATH: '" + path + "' is not an absolute path",
-                          "list absolute paths of tuning files, separated by ':', e.g. "
-                          "ROSTER_TUNING_PATH=/site/roster/tuning.json:~/.cache/roster/tuning.json");
-      if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
-    }
-  }
-  if (auto own = tuning_path(); own && std::find(out.begin(), out.end(), *own) == out.end()) out.push_back(*own);
-  return out;
+  std::vector<error> warnings;
+  auto paths = detail::tuning_paths_warning(warnings);
+  for (const auto& w : warnings) detail::tuning_trace("warning: " + w.message());
+  return paths;
 }
 
 ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env() {
@@ -126,7 +163,7 @@ ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env() {
 }
 
 ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) try {
-  auto text = detail::read_file(path, "tuning file");
+  auto text = detail::read_file(path, "tuning file", detail::max_file_bytes, detail::tuning_place_fix(path, true));
   if (!text) return std::move(text).error();
   if (!*text) return tuning_file{};  // missing: no records yet
   auto file = parse_tuning(**text);
@@ -152,8 +189,9 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
   // good. A corrupt file is kept beside the new one, and its valid records
   // are carried over. A file past tuning_record_limit is not replaced either:
   // the records roster did not read would be lost.
+  const std::string place_fix = detail::tuning_place_fix(path, false);
   return detail::locked_replace(path, "tuning file", [&]() -> expected<std::string> {
-    auto text = detail::read_file(path, "tuning file");
+    auto text = detail::read_file(path, "tuning file", detail::max_file_bytes, place_fix);
     if (!text) {
       const auto& e = text.error();
       return make_error(e.code(), std::string(e.what()) + "; it is not replaced, and no record was written",
@@ -169,6 +207,14 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
         }
       } else if (file.error().code() == errc::out_of_memory) {
         return std::move(file).error().prepend(path);
+      } else if (file.error().code() == errc::unsupported) {
+        // A newer roster's file: neither replaced nor set aside, so that
+        // roster keeps its records (an older one would lose what it adds).
+        return make_error(errc::unsupported, path + ": " + std::string(file.error().what()) + "; no record was written",
+                          "upgrade roster, or " +
+                              (place_fix == detail::cache_place_fix
+                                   ? std::string("point XDG_CACHE_HOME at another folder for this roster's records")
+                                   : "name another file"));
       } else {
         const std::string aside = detail::corrupt_name(path);
         if (::link(path.c_str(), aside.c_str()) != 0)
@@ -190,7 +236,7 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
                             " roster reads from one file; it is not replaced, and no record was written",
                         "remove the records of devices no longer in use (or delete the file and measure again)");
     return to_json(merged);
-  });
+  }, place_fix);
 } catch (const std::bad_alloc&) {
   return make_error(errc::out_of_memory, path + ": out of memory while saving tuning records; the file is unchanged",
                     "give the process more memory, or shrink the file (delete it and measure again)");
