@@ -17,6 +17,8 @@
 
 #include "../support/scoped_env.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -98,7 +100,9 @@ void gather_core(gathered& g) {
     g.add(how + "acquire cpu", roster::acquire("cpu"));
   }
   roster::rescan();
-  const std::string folder = ::testing::TempDir() + "/roster-messages-tuning";
+  // One folder per process: the suite runs this binary four times at once
+  // (one per loader setup), and a shared name raced in remove_all.
+  const std::string folder = ::testing::TempDir() + "/roster-messages-tuning-" + std::to_string(::getpid());
   std::filesystem::create_directories(folder + "/tuning.json");
   g.add("load_tuning of a folder", roster::load_tuning(folder + "/tuning.json"));
   std::filesystem::remove_all(folder);

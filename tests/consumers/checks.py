@@ -120,6 +120,12 @@ def combos(tmp, src, args):
                % (i, ';'.join(s)), tmp, env)
             sh('cmake --build build%d' % i, tmp, env)
             sh('./build%d/combo %s' % (i, ids), tmp, env)
+    if tool != 'pkg-config':
+        # A backend asked for as a REQUIRED component and not installed fails
+        # find_package, naming it (it passed, and failed later as a missing target).
+        out = sh('cmake -S . -B build-missing -DCMAKE_BUILD_TYPE=Release "-DROSTER_BACKENDS=nosuch"', tmp, env,
+                 want=None, quiet=True)
+        expect(out, ["roster backend 'nosuch' is not installed"], 'find_package(roster COMPONENTS nosuch)')
 
 
 def plain_archive(tmp, src, args):

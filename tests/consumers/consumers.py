@@ -106,8 +106,7 @@ def installed_env(tmp, meson, build, prefix, libdir):
     finds its prefix from its own folder (checks.install_tree checks it)."""
     root, pcdir = checks.install_tree(tmp, meson, build, prefix, libdir)
     env = checks.user_env(root, pcdir)
-    env['LD_LIBRARY_PATH'] = os.path.join(root, libdir)  # as README's build.sh runs ./stream
-    return env
+    return env  # no LD_LIBRARY_PATH: the snippets link with pkg-config's rpath
 
 
 def main(argv):

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/child.hpp"
+
 #include <roster/detail/file_io.hpp>
 
 #include <grp.h>
@@ -154,18 +156,7 @@ TEST(HostileFiles, ReadErrorsNameThePartOfThePathAtFault) {
 // returns its exit status.
 template <class Body>
 int as_nobody(Body body) {
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
-      ::_exit(3);
-    const int code = body();
-    std::fflush(nullptr);
-    ::_exit(code);
-  }
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return test_support::in_child(body, true);
 }
 
 // A Fix suggested `rm` for whatever was not a regular file: `rm '/dev/full'`

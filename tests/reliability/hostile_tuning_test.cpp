@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/child.hpp"
+
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,21 +80,7 @@ std::string write_junk_file(const std::string& folder, std::size_t bytes) {
   return path;
 }
 
-// Runs `body` in a child and returns its exit status; a child that died of
-// a signal (SIGABRT from an uncaught std::bad_alloc) is 128 + the signal.
-template <class Body>
-int in_child(Body body) {
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int code = body();
-    std::fflush(nullptr);
-    ::_exit(code);
-  }
-  int status = 0;
-  if (pid < 0 || ::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
+using test_support::in_child;  // a child that died of a signal is 128 + the signal
 
 // Case 27: memory follows the records kept, not the text. A 60 MB file of
 // one junk array under the 64 MiB cap peaks at its text and little more.

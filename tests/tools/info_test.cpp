@@ -117,6 +117,28 @@ TEST(Json, AMeasuringRunReportsWhatItRecorded) {
   EXPECT_TRUE(figure) << doc["adapters"].dump();
 }
 
+// Site files: ROSTER_TUNING_PATH's entries were read silently: a missing
+// file, a corrupt one and an entry that is not an absolute path showed
+// nothing in the report (only ROSTER_TRACE said so).
+TEST(Json, SiteTuningFileProblemsAreWarnings) {
+  temp_dir cache;
+  const std::string corrupt = cache.path + "/site.json";
+  write_text(corrupt, "{\"format\": \"roster-tuning\", \"version\": 2, \"records\": [");
+  const std::string list = "/nonexistent/site.json:relative.json:" + corrupt;
+  auto r = info(fake_info, {"--json"}, cache.path, {{"ROSTER_TUNING_PATH", list}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json doc = json::parse(r.out);
+  std::string all;
+  for (const auto& w : doc["warnings"]) all += w["message"].get<std::string>() + "\n";
+  EXPECT_NE(all.find("'/nonexistent/site.json' does not exist"), std::string::npos) << all;
+  EXPECT_NE(all.find("'relative.json' is not an absolute path"), std::string::npos) << all;
+  EXPECT_NE(all.find(corrupt), std::string::npos) << all;
+  // None of them is a problem when the variable is unset.
+  auto clean = info(fake_info, {"--json"}, cache.path);
+  ASSERT_EQ(clean.status, 0) << clean.err;
+  EXPECT_EQ(clean.out.find("ROSTER_TUNING_PATH"), std::string::npos) << clean.out;
+}
+
 TEST(Table, HasEverySectionInOrder) {
   temp_dir cache;
   auto r = info(fake_info, {}, cache.path);

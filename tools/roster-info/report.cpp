@@ -142,6 +142,53 @@ std::vector<adapter_info> visible_adapters(std::vector<adapter_info> all, std::v
   return kept;
 }
 
+// What roster::decide() chooses for each role, with every reason.
+std::vector<decision_row> decide_each_role() {
+  std::vector<decision_row> rows;
+  for (role which : {role::primary, role::auxiliary}) {
+    decision_row row;
+    row.role = std::string(to_string(which));
+    decision_request req;
+    req.role = which;
+    if (auto d = decide(req)) {
+      row.adapter = d->spec.str();
+      row.reasons = d->reasons;
+      for (const auto& p : d->passed) row.reasons.push_back("passed over " + p.spec + ": " + p.reason);
+    } else {
+      row.error = d.error();
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// The user's tuning file (its path, its count, its warnings) and what is
+// wrong with ROSTER_TUNING_PATH's site files.
+void read_tuning_files(report& r) {
+  if (auto path = tuning_path()) {
+    r.tuning_path = *path;
+    if (auto file = load_tuning(*path); !file) {
+      r.warnings.push_back(file.error());
+    } else {
+      r.tuning_records = file->records.size();
+      for (auto& w : file->warnings) r.warnings.push_back(std::move(w));
+    }
+  } else {
+    r.warnings.push_back(path.error());
+  }
+  // The site files of ROSTER_TUNING_PATH: a bad entry, a missing or corrupt
+  // file was said only under ROSTER_TRACE.
+  for (auto& w : tuning_path_warnings()) r.warnings.push_back(std::move(w));
+  if (auto paths = tuning_paths())
+    for (const auto& site : *paths) {
+      if (site == r.tuning_path) continue;
+      if (auto file = load_tuning(site); !file)
+        r.warnings.push_back(file.error());
+      else
+        for (auto& w : file->warnings) r.warnings.push_back(std::move(w));
+    }
+}
+
 }  // namespace
 
 report gather() {
@@ -167,33 +214,10 @@ report gather() {
   // The decisions before the records (the backends are listed and the plugins
   // loaded by now): under ROSTER_TUNING=measure they measure and record,
   // and the adapters' figures and the file's count below then show it.
-  for (role which : {role::primary, role::auxiliary}) {
-    decision_row row;
-    row.role = std::string(to_string(which));
-    decision_request req;
-    req.role = which;
-    if (auto d = decide(req)) {
-      row.adapter = d->spec.str();
-      row.reasons = d->reasons;
-      for (const auto& p : d->passed) row.reasons.push_back("passed over " + p.spec + ": " + p.reason);
-    } else {
-      row.error = d.error();
-    }
-    r.decisions.push_back(std::move(row));
-  }
+  r.decisions = decide_each_role();
 
   auto records = current_tuning();
-  if (auto path = tuning_path()) {
-    r.tuning_path = *path;
-    if (auto file = load_tuning(*path); !file) {
-      r.warnings.push_back(file.error());
-    } else {
-      r.tuning_records = file->records.size();
-      for (auto& w : file->warnings) r.warnings.push_back(std::move(w));
-    }
-  } else {
-    r.warnings.push_back(path.error());
-  }
+  read_tuning_files(r);
 
   for (auto& a : visible_adapters(std::move(listed), r.hidden)) {
     adapter_row ar;

@@ -28,6 +28,10 @@ namespace roster {
 /// first that names its model (find_tuning). An entry that is not an absolute
 /// path is skipped, with a warning under ROSTER_TRACE; the others are kept.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<std::string>> tuning_paths();
+/// Returns what is wrong with ROSTER_TUNING_PATH, each with its Fix: an entry
+/// skipped (not an absolute path, "~/" without HOME), a file it names that
+/// does not exist. Empty when nothing is (roster-info reports these).
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> tuning_path_warnings();
 
 /// How decisions use measurements (ROSTER_TUNING).
 enum class tuning_mode : std::uint8_t {

@@ -6,6 +6,7 @@
 #include <roster/detail/env.hpp>
 #include <roster/detail/file_io.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -153,6 +154,21 @@ ROSTER_INLINE expected<std::vector<std::string>> tuning_paths() {
   auto paths = detail::tuning_paths_warning(warnings);
   for (const auto& w : warnings) detail::tuning_trace("warning: " + w.message());
   return paths;
+}
+
+ROSTER_INLINE std::vector<error> tuning_path_warnings() {
+  std::vector<error> warnings;
+  const auto paths = detail::tuning_paths_warning(warnings);
+  const auto own = tuning_path();
+  for (const auto& path : paths) {
+    if (own && *own == path) continue;  // the user's own file is made on the first save
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 && errno == ENOENT)
+      warnings.emplace_back(errc::not_found,
+                            "ROSTER_TUNING_PATH: '" + path + "' does not exist; no record is read from it",
+                            "correct the path, or remove it from ROSTER_TUNING_PATH");
+  }
+  return warnings;
 }
 
 ROSTER_INLINE expected<tuning_mode> tuning_mode_from_env() {
