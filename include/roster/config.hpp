@@ -28,6 +28,14 @@
 #  define ROSTER_IMPL_WITH_INL 1
 #endif
 
+// roster's code catches what a backend or the allocator throws: where it is
+// compiled in this file, say so once rather than with an error per catch.
+#if defined(ROSTER_IMPL_WITH_INL) && !defined(__cpp_exceptions) && !defined(__EXCEPTIONS)
+#  error "roster's code needs C++ exceptions, and this file compiles it (ROSTER_HEADER_ONLY or ROSTER_SOURCE) under -fno-exceptions. Fix: compile this file with exceptions, or link libroster and include roster without ROSTER_HEADER_ONLY (library mode needs none)"
+// No such file: a missing include is fatal, so the compile ends here.
+#  include <roster/detail/roster-needs-exceptions>
+#endif
+
 // Process-wide entry points keep default visibility so that the dynamic
 // linker unifies them across shared objects, even in header-only mode.
 #define ROSTER_API __attribute__((visibility("default")))

@@ -316,6 +316,21 @@ TEST_F(decide, the_selector_the_masks_and_the_requirement_bind_the_router) {
   EXPECT_FALSE(roster::bind_rank());
 }
 
+// "no circuit" told the user to set ROSTER_DEVICE, which names an adapter
+// and cannot help when none is kept; the selector that dropped them is named.
+TEST_F(decide, no_circuit_names_what_can_help) {
+  auto g0 = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({g0});
+  ::setenv("ROSTER_DEVICE_SELECTOR", "!*:*", 1);
+  refresh();
+  auto d = roster::decide();
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().what().find("no circuit"), std::string::npos) << d.error().message();
+  EXPECT_NE(d.error().fix().find("relax ROSTER_DEVICE_SELECTOR='!*:*'"), std::string::npos) << d.error().message();
+  EXPECT_EQ(d.error().message().find("ROSTER_DEVICE "), std::string::npos) << d.error().message();
+  EXPECT_EQ(d.error().fix().find("set ROSTER_DEVICE"), std::string::npos) << d.error().message();
+}
+
 TEST_F(decide, a_masked_adapter_is_refused_by_explicit_spec_with_the_mask_named) {
   auto g0 = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
   set_adapters<1>({g0});

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -286,6 +287,44 @@ TEST(HostileFiles, TheLockFixFollowsWhyTheOpenFailed) {
   EXPECT_NE(fix(EROFS).find("read-only"), std::string::npos) << fix(EROFS);
   EXPECT_NE(fix(EACCES).find("make the folder writable (chmod u+w '" + dir.path + "')"), std::string::npos)
       << fix(EACCES);
+}
+
+// tuning.json as a link into the user's dotfiles: the save renamed a new
+// regular file over the link, so the dotfiles never saw a record and the
+// link was gone. The file the link leads to is replaced; the link stays.
+TEST(HostileFiles, ATuningFileThatIsALinkStaysALink) {
+  temp_folder dir;
+  fs::create_directories(dir.path + "/dotfiles");
+  fs::create_directories(dir.path + "/cache");
+  const std::string real = dir.path + "/dotfiles/tuning.json", link = dir.path + "/cache/tuning.json";
+  ASSERT_TRUE(roster::save_tuning(real, std::vector{sample_record()}));
+  ASSERT_EQ(::symlink("../dotfiles/tuning.json", link.c_str()), 0);
+  auto r = sample_record();
+  r.device = "second";
+  auto ok = roster::save_tuning(link, std::vector{r});
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_TRUE(fs::is_symlink(link));
+  auto back = roster::load_tuning(real);
+  ASSERT_TRUE(back) << back.error().message();
+  EXPECT_EQ(back->records.size(), 2u);
+  // A corrupt file behind the link is kept beside itself, with its old text.
+  { std::ofstream(real) << "{ not json"; }
+  std::string kept;
+  ok = roster::save_tuning(link, std::vector{r}, &kept);
+  ASSERT_TRUE(ok) << ok.error().message();
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(kept.rfind(dir.path + "/dotfiles/tuning.json.corrupt", 0), 0u) << kept;
+  std::ifstream in(kept);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "{ not json");
+  // A link to nowhere: nothing is made through it, and the error says so.
+  const std::string dangling = dir.path + "/cache/other.json";
+  ASSERT_EQ(::symlink("../dotfiles/nowhere/tuning.json", dangling.c_str()), 0);
+  ok = roster::save_tuning(dangling, std::vector{r});
+  ASSERT_FALSE(ok);
+  EXPECT_NE(ok.error().what().find("is a symbolic link that does not lead to a file"), std::string::npos)
+      << ok.error().message();
+  expect_fix(ok.error());
+  EXPECT_FALSE(fs::exists(dir.path + "/dotfiles/nowhere"));
 }
 
 }  // namespace

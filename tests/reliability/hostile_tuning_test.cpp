@@ -349,6 +349,17 @@ std::vector<std::string> corrupt_copies(const std::string& folder) {
   return out;
 }
 
+// Saves one cpu record of triad 5 GB/s for device into path; a corrupt file
+// kept aside is named in kept.
+roster::expected<void> save_one_triad(const std::string& path, const std::string& device, std::string& kept) {
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = device;
+  r.driver_version = "1";
+  r.figures.push_back({roster::op::triad, roster::element_type::f64, 5});
+  return roster::save_tuning(path, std::span<const roster::tuning_record>(&r, 1), &kept);
+}
+
 // Case 45: a key twice in one object was resolved silently (the first won):
 // a file with two "records" lost the second's on the next save, with no
 // corrupt copy kept. A duplicate key is malformed, and says where.
@@ -385,13 +396,8 @@ TEST(HostileTuning, DuplicateKeysAreMalformedAndTheFileIsKeptAside) {
   const std::string path = dir.path + "/tuning.json";
   const std::string two = cases[0].text;
   write_text(path, two);
-  roster::tuning_record r;
-  r.backend = "cpu";
-  r.device = "other";
-  r.driver_version = "1";
-  r.figures.push_back({roster::op::triad, roster::element_type::f64, 5});
   std::string kept;
-  auto saved = roster::save_tuning(path, std::span<const roster::tuning_record>(&r, 1), &kept);
+  auto saved = save_one_triad(path, "other", kept);
   ASSERT_TRUE(saved) << saved.error().message();
   ASSERT_FALSE(kept.empty()) << "a file with two \"records\" was replaced without a corrupt copy";
   EXPECT_EQ(file_text(kept), two);
@@ -436,13 +442,8 @@ TEST(HostileTuning, AFileOfANewerVersionIsNeitherReadNorReplaced) {
   EXPECT_NE(std::string(loaded.error().what()).find("written by a newer roster (format version 99"), std::string::npos)
       << loaded.error().message();
   EXPECT_NE(std::string(loaded.error().fix()).find("upgrade roster"), std::string::npos) << loaded.error().message();
-  roster::tuning_record r;
-  r.backend = "cpu";
-  r.device = "d";
-  r.driver_version = "1";
-  r.figures.push_back({roster::op::triad, roster::element_type::f64, 5});
   std::string kept;
-  auto saved = roster::save_tuning(path, std::span<const roster::tuning_record>(&r, 1), &kept);
+  auto saved = save_one_triad(path, "d", kept);
   ASSERT_FALSE(saved) << "a newer roster's file was replaced";
   EXPECT_NE(std::string(saved.error().what()).find("newer roster"), std::string::npos) << saved.error().message();
   EXPECT_NE(std::string(saved.error().fix()).find("upgrade roster"), std::string::npos) << saved.error().message();

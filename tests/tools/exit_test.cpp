@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 
 namespace {
 
@@ -163,6 +164,33 @@ TEST(Exit, BenchExportWritesASiteFileOtherNodesRead) {
   EXPECT_NE(r.err.find("Fix:"), std::string::npos) << r.err;
 }
 
+// A site file that holds a device's own record (a user's tuning.json copied
+// into ROSTER_TUNING_PATH) is read first and wins: the user's bench wrote
+// its record and the decisions went on using the site's, without a word.
+TEST(Exit, BenchSaysWhenASiteRecordShadowsItsOwn) {
+  temp_dir first, user;
+  const std::vector<std::string> bench = {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1"};
+  auto r = run_to(bench, to_file, to_file, first.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("read before"), std::string::npos) << r.err;
+  const std::string site = first.path + "/roster/tuning.json";
+  r = run_to(bench, to_file, to_file, user.path, {{"ROSTER_TUNING_PATH", site}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote 1 tuning record"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("toolfake:1: " + site + " (ROSTER_TUNING_PATH) holds a record for this device and is read "
+                       "before " + user.path + "/roster/tuning.json"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("Fix: remove that record from " + site), std::string::npos) << r.err;
+  // A site file keyed by model does not override the device's own record: no warning.
+  const std::string model_file = first.path + "/site.json";
+  r = run_to(bench_args({"bench", "--adapter", "toolfake:1", "--export", model_file}), to_file, to_file, first.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run_to(bench, to_file, to_file, user.path, {{"ROSTER_TUNING_PATH", model_file}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("read before"), std::string::npos) << r.err;
+}
+
 // bench --size 2^36 on a GPU printed the out-of-memory error, a table of
 // dashes, and exited 0 having measured nothing.
 TEST(Exit, BenchThatMeasuredNothingFails) {
@@ -194,6 +222,38 @@ TEST(Exit, BenchThatMeasuredNothingFails) {
   r = run_to(bench_args({"bench"}), to_file, to_file, cache.path, {{"ROSTER_DEVICE_SELECTOR", "!*:*"}});
   EXPECT_EQ(r.status, roster::info::nothing_measured) << r.err;
   EXPECT_NE(r.err.find("no adapter to measure"), std::string::npos) << r.err;
+}
+
+// bench measured, could not write the tuning records, said so as a warning
+// and exited 0: a script that benches a node before its jobs went on as if
+// the figures were on record.
+TEST(Exit, BenchThatCannotSaveFails) {
+  temp_dir cache;
+  const std::string file_as_cache = cache.path + "/a-file";
+  { std::ofstream(file_as_cache) << "not a folder\n"; }
+  auto r = run_to({"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1"}, to_file, to_file,
+                  file_as_cache);
+  EXPECT_EQ(r.status, roster::info::output_failed) << r.err;
+  EXPECT_NE(r.err.find("roster-info bench: the tuning records"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("wrote 1 tuning record"), std::string::npos) << r.out;
+  // The control: the same bench with a cache it can write exits 0.
+  r = run_to({"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1"}, to_file, to_file, cache.path);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("wrote 1 tuning record"), std::string::npos) << r.out;
+}
+
+// bench --adapter cuda:99 printed "cuda:99: did not open" once per unit of
+// progress (11 lines); an adapter that does not open is said once.
+TEST(Exit, AnAdapterThatDoesNotOpenIsSaidOnce) {
+  temp_dir cache;
+  auto r = run_to(bench_args({"bench", "--adapter", "toolfake:99"}), to_file, to_file, cache.path);
+  EXPECT_EQ(r.status, roster::info::nothing_measured) << r.err;
+  std::size_t lines = 0;
+  for (std::size_t at = r.out.find("toolfake:99: did not open"); at != std::string::npos;
+       at = r.out.find("toolfake:99: did not open", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << r.out;
 }
 
 // --size 17179869185G wrapped to 2^30 after the range check.

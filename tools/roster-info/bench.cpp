@@ -43,6 +43,13 @@ struct progress {
     }
     flush_out();
   }
+  // Steps over n units that share one result (an adapter that did not
+  // open): the bar moves by n, the log says it once.
+  void skip(const std::string& what, const std::string& result, std::size_t n) {
+    if (n == 0) return;
+    done += n - 1;
+    step(what, result);
+  }
 };
 
 double median(std::vector<double> v) {
@@ -411,7 +418,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
                         acquire_options{.wrap = false});
   if (!opened) {
     res.errors.push_back(opened.error());
-    for (; units < units_per_adapter; ++units) bar.step(res.spec, "did not open");
+    bar.skip(res.spec, "did not open", units_per_adapter);
     return;
   }
   std::unique_ptr<device> d = std::move(*opened);
@@ -443,7 +450,7 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   time_split_shapes(sync_type, o, cases, res);
   step_shapes(cases, sync_type, bar, res);
   units += cases.size();
-  for (; units < units_per_adapter; ++units) bar.step(res.spec, "skipped");
+  bar.skip(res.spec, "skipped", units_per_adapter - std::min(units, units_per_adapter));
 }
 
 // Adds the adapter each --adapter names to targets; usage_error, said, when
@@ -556,8 +563,8 @@ int run_bench(const bench_options& o) {
   say(render_tables(results, o));
   for (const auto& r : results)
     for (const auto& e : r.errors) say_error("\n" + roster::error(e).prepend(r.spec).message() + "\n");
-  if (o.save) save_bench_records(results, o);
   int status = results_status(results);
+  if (o.save && !save_bench_records(results, o)) status = worse_status(status, output_failed);
   if (!o.export_path.empty() && !export_bench_records(results, o)) status = worse_status(status, output_failed);
   if (!o.svg.empty()) status = worse_status(status, write_chart(results, o));
   if (!stdout_written("the bench results")) status = worse_status(status, output_failed);

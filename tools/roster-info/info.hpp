@@ -51,7 +51,7 @@ inline constexpr exit_status exit_statuses[] = {
                      "not open: the report is still printed, `bench` and `bind` do not run, and stderr says why, "
                      "with a `Fix:`"},
     {output_failed, "output could not be written: standard output (a full disk, a closed pipe or stream), an "
-                    "`--svg` or `--export` file, or standard error when there was a warning or an error to say"},
+                    "`--svg` or `--export` file, the tuning records `bench` measured, or standard error when there was a warning or an error to say"},
     {wrong_result, "`bench` found a wrong result (nothing recorded for that adapter)"},
     {bind_failed, "`bind` could not bind this rank (no circuit, strict mode unmet, a broken launcher environment)"},
     {nothing_measured, "`bench` measured nothing on an adapter it was asked for (it did not open, its buffers could "
@@ -226,8 +226,8 @@ int run_bind(bool pin);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
 /// Writes the tuning record of each adapter with figures and no wrong result
-/// into the tuning file and says so; a failure is a warning.
-void save_bench_records(const std::vector<bench_result>& results, const bench_options& options);
+/// into the tuning file and says so; returns false, said, when it could not.
+bool save_bench_records(const std::vector<bench_result>& results, const bench_options& options);
 /// Writes the same records keyed by device model (tuning_model_key) into
 /// options.export_path, a site file for ROSTER_TUNING_PATH; returns false,
 /// said, when that fails.

@@ -45,29 +45,59 @@ std::vector<tuning_record> records_of(const std::vector<bench_result>& results, 
   return records;
 }
 
-}  // namespace
-
-void save_bench_records(const std::vector<bench_result>& results, const bench_options& o) {
-  const std::vector<tuning_record> records = records_of(results, o);
-  if (auto path = tuning_path(); !path) {
-    print_warning(path.error());
-  } else if (!records.empty()) {
-    // One true account: the save says whether it wrote, and a corrupt file
-    // it kept aside is named only once the new file is in place.
-    auto old = load_tuning(*path);
-    std::string kept;
-    std::vector<roster::error> warnings;
-    auto ok = save_tuning(*path, records, &kept, &warnings);
-    for (const auto& w : warnings) print_warning(w);
-    if (!ok) {
-      print_warning(ok.error());
-    } else {
-      if (!kept.empty())
-        say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
-                              old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
-      say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
+// Warns about each measured adapter whose record a ROSTER_TUNING_PATH file,
+// read before the user's, holds by its own device key: that record wins,
+// so the figures just saved are not the ones decisions use.
+void warn_shadowed(const std::vector<bench_result>& results, const std::string& own) {
+  auto paths = tuning_paths();
+  if (!paths) return;
+  for (const auto& site : *paths) {
+    if (site == own) break;  // files after the user's are read after it
+    auto file = load_tuning(site);
+    if (!file) continue;  // said by roster-info's report
+    for (const auto& r : results) {
+      if (r.figures.empty() || r.wrong) continue;
+      const tuning_match m = find_tuning(file->records, r.info);
+      if (m.record == nullptr || m.by_model) continue;
+      print_warning(roster::error(
+          errc::invalid_argument,
+          r.spec + ": " + site + " (ROSTER_TUNING_PATH) holds a record for this device and is read before " + own +
+              ", so decisions use its figures, not the ones this bench measured",
+          "remove that record from " + site + ", or take the file out of ROSTER_TUNING_PATH (a site file keyed by "
+          "model, as `roster-info bench --export` writes, does not override a device's own record)"));
     }
   }
+}
+
+}  // namespace
+
+bool save_bench_records(const std::vector<bench_result>& results, const bench_options& o) {
+  const std::vector<tuning_record> records = records_of(results, o);
+  if (records.empty()) return true;
+  auto path = tuning_path();
+  if (!path) {
+    print_error("roster-info bench: the tuning records", path.error());
+    return false;
+  }
+  // One true account: the save says whether it wrote, and a corrupt file
+  // it kept aside is named only once the new file is in place.
+  auto old = load_tuning(*path);
+  std::string kept;
+  std::vector<roster::error> warnings;
+  auto ok = save_tuning(*path, records, &kept, &warnings);
+  for (const auto& w : warnings) print_warning(w);
+  if (!ok) {
+    // Measured but not kept: a failure, so a script that benches a node
+    // before a job does not go on as if the figures were on record.
+    print_error("roster-info bench: the tuning records", ok.error());
+    return false;
+  }
+  if (!kept.empty())
+    say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
+                          old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
+  say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
+  warn_shadowed(results, *path);
+  return true;
 }
 
 bool export_bench_records(const std::vector<bench_result>& results, const bench_options& o) {

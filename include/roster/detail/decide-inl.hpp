@@ -226,6 +226,16 @@ inline void input_reasons(const std::optional<requirement>& req, decision& d) {
                           : std::string("require: none"));
 }
 
+// No adapter was kept: the Fix names the selector only where one is set
+// (ROSTER_DEVICE cannot help: it names an adapter, and none is kept).
+inline error no_circuit() {
+  const auto sel = env_nonblank(env_device_selector);
+  std::string fix = "link a backend (the CPU backend opens everywhere)";
+  if (sel) fix += ", or relax ROSTER_DEVICE_SELECTOR='" + std::string(*sel) + "'";
+  return error(errc::not_found, "decision: no circuit (no adapter was kept)",
+               fix + "; ROSTER_TRACE=1 shows why each adapter was dropped");
+}
+
 inline expected<decision> decide_scanned(const decision_request& r) {
   auto mode = tuning_mode_from_env();
   if (!mode) return std::move(mode).error();
@@ -238,9 +248,7 @@ inline expected<decision> decide_scanned(const decision_request& r) {
     if (!list) return std::move(list).error();
     if (list->empty()) {
       if (*req) return requirement_unmet(**req, "decision");
-      return make_error(errc::not_found, "decision: no circuit (no adapter was kept)",
-                        "link a backend (the CPU backend opens everywhere), relax ROSTER_DEVICE_SELECTOR, or set "
-                        "ROSTER_DEVICE to a spec; ROSTER_TRACE=1 shows why each adapter was dropped");
+      return unexpected{no_circuit()};
     }
     input_reasons(*req, d);
     std::optional<device_spec> named;

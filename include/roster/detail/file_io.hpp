@@ -483,6 +483,26 @@ inline expected<void> replace_file(const std::string& path, std::string_view tex
   return {};
 }
 
+/// The file a replace of path writes: path itself, or, where path is a
+/// symbolic link to a file, that file (the link is the user's setup, kept,
+/// not replaced by a regular file). A link to nowhere is refused: no file
+/// is created through a link.
+inline expected<std::string> link_target(const std::string& path, std::string_view label) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (real == nullptr) {
+    const int e = errno;
+    return make_error(errc::io,
+                      std::string(label) + " " + path + " is a symbolic link that does not lead to a file (" +
+                          std::strerror(e) + "); nothing is written through it",
+                      "point the link at an existing file, or remove the link so roster makes the file");
+  }
+  std::string resolved(real);
+  std::free(real);
+  return resolved;
+}
+
 /// Creates path's folder, takes an exclusive lock on PATH.lock, removes stale
 /// temporary files, and replaces path with the text make_text() returns
 /// (an expected<std::string>), called under the lock (so it may read the old
@@ -505,10 +525,12 @@ expected<void> locked_replace(const std::string& path, std::string_view label, F
     if (auto ok = make_folders(path.substr(0, slash), label, place_fix); !ok) return ok;
   file_lock lock(path, file_lock::default_wait, place_fix);
   if (!lock.held()) return lock.failure(label);
-  remove_stale_temps(path);
+  auto target = link_target(path, label);
+  if (!target) return std::move(target).error();
+  remove_stale_temps(*target);
   expected<std::string> text = make_text();
   if (!text) return std::move(text).error();
-  return replace_file(path, *text, label, place_fix);
+  return replace_file(*target, *text, label, place_fix);
 }
 
 }  // namespace roster::detail

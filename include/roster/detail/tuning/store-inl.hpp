@@ -232,8 +232,13 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
                                    ? std::string("point XDG_CACHE_HOME at another folder for this roster's records")
                                    : "name another file"));
       } else {
-        const std::string aside = detail::corrupt_name(path);
-        if (::link(path.c_str(), aside.c_str()) != 0)
+        // Kept beside the file itself: where tuning.json is a link, beside
+        // the file it leads to (a hard link to the link would lead to the
+        // new text once the save replaces that file).
+        auto target = detail::link_target(path, "tuning file");
+        if (!target) return std::move(target).error();
+        const std::string aside = detail::corrupt_name(*target);
+        if (::link(target->c_str(), aside.c_str()) != 0)
           return make_error(errc::io,
                             path + ": " + std::string(file.error().what()) + "; it cannot be kept as " + aside +
                                 ": " + std::strerror(errno) + ", so it is not replaced",
