@@ -14,12 +14,18 @@
 #include <roster/detail/decision.hpp>
 #include <roster/detail/text.hpp>
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <mutex>
 #include <string>
@@ -121,6 +127,67 @@ inline std::string measure_key(const adapter_info& a, const std::string& file) {
   return a.spec() + " " + tuning_device_key(a) + " " + file;
 }
 
+// When local rank 0 cannot record what it measured (a tuning folder it may
+// not write, a full disk, an adapter it cannot measure), it says so to the
+// waiting ranks of its launch, which then stop waiting: it holds an abstract
+// socket (no file: it works where the disk does not, and goes when the
+// process ends) named by user, parent process (the launcher's daemon, shared
+// by the ranks of one launch on a node) and tuning file. Linux only;
+// elsewhere a waiting rank waits its bound.
+inline std::string measure_failed_name(const std::string& file) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (const unsigned char c : file) h = (h ^ c) * 1099511628211ull;
+  char name[80];
+  std::snprintf(name, sizeof name, "roster-measure-failed-%u-%ld-%016llx", static_cast<unsigned>(::getuid()),
+                static_cast<long>(::getppid()), static_cast<unsigned long long>(h));
+  return name;
+}
+
+#if defined(__linux__)
+inline socklen_t abstract_address(const std::string& name, sockaddr_un& a) {
+  a = sockaddr_un{};
+  a.sun_family = AF_UNIX;
+  const std::size_t n = std::min(name.size(), sizeof a.sun_path - 1);
+  std::memcpy(a.sun_path + 1, name.data(), n);  // sun_path[0] stays 0: the abstract namespace
+  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
+}
+#endif
+
+// Local rank 0: says, until this process ends, that it could not record.
+inline void say_measure_failed(const std::string& file) {
+#if defined(__linux__)
+  static std::vector<int> held;  // one socket per tuning file, kept open
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sockaddr_un a;
+  const socklen_t len = abstract_address(measure_failed_name(file), a);
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), len) != 0 || ::listen(fd, 128) != 0) {
+    ::close(fd);  // already said (EADDRINUSE), or no sockets: the others wait their bound
+    return;
+  }
+  held.push_back(fd);
+#else
+  (void)file;
+#endif
+}
+
+// A waiting rank: whether local rank 0 said it could not record.
+inline bool measure_failed_said(const std::string& file) {
+#if defined(__linux__)
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return false;
+  sockaddr_un a;
+  const socklen_t len = abstract_address(measure_failed_name(file), a);
+  const int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&a), len);
+  const int e = errno;
+  ::close(fd);
+  return rc == 0 || e == EAGAIN;  // EAGAIN: its backlog is full, so it is there
+#else
+  (void)file;
+  return false;
+#endif
+}
+
 // Measures the adapters of `circuits` that no record covers and records them
 // (under a launcher, local rank 0 measures; the others wait for its records).
 // Returns what happened, for the decision's reasons.
@@ -151,6 +218,14 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       bool all = true;
       for (const auto& a : missing) all = all && find_tuning(current_tuning(), a).record != nullptr;
       if (all) return "ROSTER_TUNING=measure: local rank 0 measured; its records were read";
+      if (measure_failed_said(where)) {
+        const std::string line = "local rank 0 could not record what it measured; decided with the records there are";
+        std::fprintf(stderr,
+                     "roster: ROSTER_TUNING=measure: %s\nFix: see local rank 0's \"ROSTER_TUNING=measure\" lines "
+                     "for why\n",
+                     line.c_str());
+        return "ROSTER_TUNING=measure: " + line;
+      }
       const timespec pause{0, 50'000'000};
       ::nanosleep(&pause, nullptr);
     }
@@ -197,11 +272,18 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       use_tuning(std::move(in_memory));
       return done + "; not recorded, used by this process only: " + std::string(e.what());
     };
-    if (!file) return not_recorded(file.error());
-    if (auto ok = save_tuning(*file, made); !ok) return not_recorded(ok.error());
+    if (!file) {
+      say_measure_failed(where);
+      return not_recorded(file.error());
+    }
+    if (auto ok = save_tuning(*file, made); !ok) {
+      say_measure_failed(where);
+      return not_recorded(ok.error());
+    }
     reload_tuning();
     done += "; recorded in " + *file;
   }
+  if (made.size() < missing.size()) say_measure_failed(where);  // the rest will not come
   return done;
 }
 
