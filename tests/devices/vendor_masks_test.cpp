@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -102,6 +103,9 @@ TEST(VendorMaskGrammar, StopsAtTheFirstInvalidEntryAsTheRuntimeDoes) {
   auto dup = parse_mask("CUDA_VISIBLE_DEVICES", "1,1,0", nv);
   EXPECT_EQ(dup.entries.size(), 1u);
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "-1", nv).entries.empty());
+  // '-1' alone is meant (hide every GPU): no problem, so no warning in roster-info.
+  EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "-1", nv).problem.empty());
+  EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "0,-1", nv).problem.empty());
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "", nv).entries.empty());
   EXPECT_FALSE(parse_mask("CUDA_VISIBLE_DEVICES", "  ", nv).problem.empty());
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "99999999999", nv).entries.empty());  // past 9 digits: invalid
@@ -164,7 +168,8 @@ TEST(VendorMasks, EmptyAndMinusOneHideEveryGpuButNotTheCpu) {
     EXPECT_FALSE(kept(m, adapters[0])) << value;
     EXPECT_FALSE(kept(m, adapters[1])) << value;
     EXPECT_FALSE(m.judge(cpu).has_value());
-    EXPECT_FALSE(m.notes().empty());
+    // An empty value is said (often a scheduler's slip); '-1' is meant.
+    EXPECT_EQ(m.notes().empty(), std::string_view(value) == "-1") << value;
   }
 }
 

@@ -230,6 +230,30 @@ TEST(Table, AdaptersAVendorMaskHidesAreNotListed) {
   EXPECT_NE(text.out.find("hidden by a vendor mask: toolfake:1 ("), std::string::npos) << text.out;
 }
 
+// A mask entry roster cannot follow (an index past the node's GPUs, a value
+// that is not a list) was said under ROSTER_TRACE only: a job given
+// CUDA_VISIBLE_DEVICES=7 on a node of two GPUs saw them hidden, no word why.
+TEST(Table, AVendorMaskEntryThatNamesNoDeviceIsAWarning) {
+  temp_dir cache;
+  const auto warned = [](const json& doc) {
+    for (const auto& w : doc["warnings"])
+      if (w["message"].get<std::string>().find("vendor mask: CUDA_VISIBLE_DEVICES") != std::string::npos) return w;
+    return json();
+  };
+  auto r = info(fake_info, {"--json"}, cache.path, {{"CUDA_VISIBLE_DEVICES", "0,gpu0"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json w = warned(json::parse(r.out));
+  ASSERT_FALSE(w.is_null()) << r.out;
+  EXPECT_NE(w["message"].get<std::string>().find("entry 'gpu0' is not a device index or UUID"), std::string::npos)
+      << w;
+  EXPECT_NE(w["fix"].get<std::string>().find("or unset it"), std::string::npos) << w;
+  // '-1' hides every GPU on purpose: no warning; nor without a mask.
+  r = info(fake_info, {"--json"}, cache.path, {{"CUDA_VISIBLE_DEVICES", "-1"}});
+  EXPECT_TRUE(warned(json::parse(r.out)).is_null()) << r.out;
+  r = info(fake_info, {"--json"}, cache.path);
+  EXPECT_TRUE(warned(json::parse(r.out)).is_null()) << r.out;
+}
+
 TEST(Table, HonoursTrace) {
   temp_dir cache;
   auto r = info(fake_info, {}, cache.path, {{"ROSTER_TRACE", "1"}});

@@ -124,13 +124,20 @@ namespace {
 // The adapters the vendor masks (CUDA_VISIBLE_DEVICES and its kin, judged for
 // every API as circuits and acquire judge them) leave visible; each one they
 // hide goes to `hidden` as "spec (why)", and is neither listed nor opened.
-std::vector<adapter_info> visible_adapters(std::vector<adapter_info> all, std::vector<std::string>& hidden) {
+// What the masks could not follow (an entry that names no device, an index
+// whose order is unknown, a malformed value) goes to `warnings`.
+std::vector<adapter_info> visible_adapters(std::vector<adapter_info> all, std::vector<std::string>& hidden,
+                                           std::vector<roster::error>& warnings) {
   auto env = [](const char* name) -> const char* {
     auto v = detail::env_text(name);
     return v ? v->data() : nullptr;
   };
   if (!detail::vendor_masks::any_set([&](const char* name) { return env(name) != nullptr; })) return all;
   const auto masks = detail::vendor_masks::resolve(env, all, &detail::machine_gpus);
+  for (const auto& note : masks.notes())
+    warnings.emplace_back(errc::invalid_argument, "vendor mask: " + note,
+                          "set the variable to devices this node has (this report lists them; ROSTER_TRACE=1 shows "
+                          "how each entry was read), or unset it");
   std::vector<adapter_info> kept;
   for (auto& a : all) {
     if (auto verdict = masks.judge(a); verdict && !verdict->kept) {
@@ -219,7 +226,7 @@ report gather() {
   auto records = current_tuning();
   read_tuning_files(r);
 
-  for (auto& a : visible_adapters(std::move(listed), r.hidden)) {
+  for (auto& a : visible_adapters(std::move(listed), r.hidden, r.warnings)) {
     adapter_row ar;
     ar.info = std::move(a);
     if (selector) {

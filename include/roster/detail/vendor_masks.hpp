@@ -129,8 +129,12 @@ inline parsed_mask parse_mask(std::string_view variable, std::string_view value,
         if (seen.what == e.what && seen.index == e.index && seen.uuid == e.uuid && e.what == mask_entry::kind::index)
           ok = false;  // a repeated index ends the list, as an invalid one does
     if (!ok) {
-      m.problem = "entry '" + e.text + "' is not a device index or UUID, so it and every entry after it are ignored";
-      if (raw == "-1") m.problem = "entry '-1' hides it and every entry after it";
+      // '-1' is the runtimes' way to end the list (CUDA_VISIBLE_DEVICES=-1
+      // hides every GPU): a problem only when entries follow it.
+      if (raw != "-1")
+        m.problem = "entry '" + e.text + "' is not a device index or UUID, so it and every entry after it are ignored";
+      else if (comma != std::string_view::npos)
+        m.problem = "entry '-1' hides it and every entry after it";
       return m;
     }
     m.entries.push_back(std::move(e));
