@@ -40,5 +40,7 @@ int main() {
   if (routed->device->adapter().spec() != d->spec.str())  // one decision: the router opens what decide() names
     return std::fprintf(stderr, "decide() named %s, the router opened %s\n", d->spec.str().c_str(),
                         routed->device->adapter().spec().c_str()), 1;
+  // Output that did not reach its file (a full disk, a closed pipe) is a failure.
+  if (std::fflush(stdout) != 0) return std::perror("routing: standard output"), 1;
   return dev.dispatch(p) ? 0 : 1;
 }

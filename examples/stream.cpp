@@ -30,5 +30,7 @@ int main(int argc, char** argv) {
   const double want = 0.096 * 0.04 * n;                          // a = 0.096, b = 0.04 everywhere
   std::printf("%s (%s): dot = %.6f, expected %.6f\n", (*dev)->adapter().spec().c_str(),
               (*dev)->adapter().name.c_str(), sum[0], want);
+  // A result that did not reach its file (a full disk, a closed pipe) is a failure.
+  if (std::fflush(stdout) != 0) return std::perror("stream: standard output"), 1;
   return std::abs(sum[0] - want) <= 1e-6 * want ? 0 : 1;
 }

@@ -161,5 +161,7 @@ int main(int argc, char** argv) {
               "%.12g), %.2f GB/s (first dispatch, with pipeline creation) -> %s\n",
               (*dev)->adapter().spec().c_str(), variant.empty() ? "default" : variant.c_str(), nx, ny, steps, worst,
               sum[0], squares, gbps, ok ? "ok" : "WRONG");
+  // A result that did not reach its file (a full disk, a closed pipe) is a failure.
+  if (std::fflush(stdout) != 0) return std::perror("stencil: standard output"), 1;
   return ok ? 0 : 1;
 }
