@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -455,6 +456,54 @@ TEST(HostileTuning, AFileOfANewerVersionIsNeitherReadNorReplaced) {
   auto low = roster::parse_tuning(R"({"format": "roster-tuning", "version": 0, "records": []})");
   ASSERT_FALSE(low);
   EXPECT_EQ(low.error().code(), roster::errc::io);
+}
+
+// A file whose JSON breaks after some records (a hand edit, a copy cut
+// short) was kept aside and replaced by the new record alone: the records
+// before the break, whole and readable, were lost to every decision.
+TEST(HostileTuning, RecordsBeforeASyntaxErrorAreCarriedOver) {
+  temp_folder dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string path = dir.path + "/tuning.json";
+  const std::string broken = R"({"format": "roster-tuning", "version": 2, "records": [)"
+                             R"({"backend": "cpu", "device": "a", "driver": "1", "gbps": {"double": {"triad": 10}}},)"
+                             R"({"backend": "cpu", "device": "b", "driver": "1", "gbps": {"double": {"triad": 11}}},)"
+                             R"({"backend": "cpu", "device": "c", "driv)";
+  write_text(path, broken);
+  ASSERT_FALSE(roster::load_tuning(path));  // read as corrupt: nothing is used from it as it is
+  std::string kept;
+  auto saved = save_one_triad(path, "d", kept);
+  ASSERT_TRUE(saved) << saved.error().message();
+  ASSERT_FALSE(kept.empty());
+  EXPECT_EQ(file_text(kept), broken);
+  auto back = roster::load_tuning(path);
+  ASSERT_TRUE(back) << back.error().message();
+  std::vector<std::string> devices;
+  for (const auto& r : back->records) devices.push_back(r.device);
+  EXPECT_EQ(devices, (std::vector<std::string>{"a", "b", "d"}));
+  // Text that never said it is a tuning file gives nothing to carry over.
+  write_text(path, R"({"records": [{"backend": "cpu", "device": "x", "driver": "1"}, {)");
+  // A corrupt copy already kept under this second's name (and the next
+  // two's) is never replaced: the save takes the next free name.
+  std::vector<std::string> taken;
+  for (std::time_t t = std::time(nullptr), end = t + 3; t < end; ++t) {
+    std::tm utc{};
+    ::gmtime_r(&t, &utc);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+    taken.push_back(path + ".corrupt-" + stamp);
+    write_text(taken.back(), "an older copy");
+  }
+  kept.clear();
+  saved = save_one_triad(path, "e", kept);
+  ASSERT_TRUE(saved) << saved.error().message();
+  EXPECT_EQ(kept.size(), taken.front().size() + 2) << kept;  // NAME.1
+  EXPECT_EQ(kept.substr(kept.size() - 2), ".1") << kept;
+  for (const auto& t : taken) EXPECT_EQ(file_text(t), "an older copy") << t;
+  back = roster::load_tuning(path);
+  ASSERT_TRUE(back) << back.error().message();
+  ASSERT_EQ(back->records.size(), 1u);
+  EXPECT_EQ(back->records[0].device, "e");
 }
 
 }  // namespace

@@ -423,8 +423,18 @@ ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_vie
   json_reader in(text);
   tuning_reading t;
   const bool object = in.peek() == '{';
-  if (!(object ? read_top(in, t, salvage) : in.skip_value(0)) || !in.finish())
+  if (!(object ? read_top(in, t, salvage) : in.skip_value(0)) || !in.finish()) {
+    // A syntax error (a hand edit, a copy cut short): when salvaging, the
+    // whole records before it are carried over, if the file first said it
+    // is a tuning file of a version this roster reads.
+    const auto known = [](const json_value& v) {
+      return v.k == json_value::kind::number && (v.n == 1 || v.n == tuning_version);
+    };
+    if (salvage && t.records_array && t.has_format && t.format.k == json_value::kind::string &&
+        t.format.s == tuning_format && t.has_version && known(t.version))
+      return std::move(t.file);
     return corrupt_tuning("not valid JSON at byte " + std::to_string(in.where()) + " (" + in.why() + ")");
+  }
   if (!object) return corrupt_tuning("the top level is not an object");
   if (!t.has_format || t.format.k != json_value::kind::string || t.format.s != tuning_format)
     return corrupt_tuning("\"format\" is not \"roster-tuning\"");

@@ -237,8 +237,16 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
         // new text once the save replaces that file).
         auto target = detail::link_target(path, "tuning file");
         if (!target) return std::move(target).error();
-        const std::string aside = detail::corrupt_name(*target);
-        if (::link(target->c_str(), aside.c_str()) != 0)
+        // A second corrupt file within the same second takes the next free
+        // name (.1, .2, ...): the first one kept is never replaced.
+        const std::string stem = detail::corrupt_name(*target);
+        std::string aside = stem;
+        int linked = ::link(target->c_str(), aside.c_str());
+        for (int n = 1; linked != 0 && errno == EEXIST && n < 100; ++n) {
+          aside = stem + "." + std::to_string(n);
+          linked = ::link(target->c_str(), aside.c_str());
+        }
+        if (linked != 0)
           return make_error(errc::io,
                             path + ": " + std::string(file.error().what()) + "; it cannot be kept as " + aside +
                                 ": " + std::strerror(errno) + ", so it is not replaced",
