@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ class decide : public ::testing::Test {
     char tmpl[] = "/tmp/roster-decide-XXXXXX";
     dir = ::mkdtemp(tmpl);
     ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+    ::setenv("XDG_RUNTIME_DIR", dir.c_str(), 1);  // rank 0's word that it could not record, if any
     roster::detail::set_occupancy_source_for_testing(
         [](const roster::adapter_info&) { return std::optional<roster::device_occupancy>{}; });
     set_adapters<0>({});
@@ -49,6 +51,7 @@ class decide : public ::testing::Test {
     for (const char* v : cleared) ::unsetenv(v);
     std::filesystem::remove_all(dir);
     ::unsetenv("XDG_CACHE_HOME");
+    ::unsetenv("XDG_RUNTIME_DIR");
     set_adapters<0>({});
     set_adapters<1>({});
     set_adapters<2>({});
@@ -557,6 +560,36 @@ TEST_F(decide, measure_mode_measures_what_no_record_covers_and_records_it) {
   auto bad = roster::decide();
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message().find("ROSTER_TUNING='sometimes'"), std::string::npos) << bad.error().message();
+}
+
+// Local rank 0's word that it could not record: a file of this user's in
+// XDG_RUNTIME_DIR that outlives rank 0 (a short rank 0 ended before the
+// others looked, and they waited out their bound), named by the launcher
+// and its start time; markers of launchers that are gone are removed.
+TEST_F(decide, rank_zeros_word_outlives_it_and_stale_words_are_removed) {
+  const std::string run = dir + "/run";
+  std::filesystem::create_directories(run);
+  ::setenv("XDG_RUNTIME_DIR", run.c_str(), 1);
+  const std::string file = tuning_file();
+  EXPECT_FALSE(roster::detail::measure_failed_said(file));
+  // An earlier launch's marker (a launcher PID that is not running) and another user's.
+  const std::string prefix = run + "/roster-measure-failed-" + std::to_string(::getuid()) + "-";
+  const std::string stale = prefix + "999999999-12345-0000000000000000";
+  std::ofstream(stale).put('\n');
+  const std::string other_user = run + "/roster-measure-failed-" + std::to_string(::getuid() + 1) + "-1-1-00";
+  std::ofstream(other_user).put('\n');
+  roster::detail::say_measure_failed(file);
+  EXPECT_TRUE(roster::detail::measure_failed_said(file));
+  EXPECT_FALSE(roster::detail::measure_failed_said(file + ".other"));  // another tuning file: no word
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other_user));
+  // Its name holds the launcher (this process's parent) and its start time.
+  const std::string name = roster::detail::measure_failed_path(file);
+  EXPECT_EQ(name.rfind(prefix + std::to_string(::getppid()) + "-" +
+                           roster::detail::launcher_start_time(::getppid()) + "-", 0),
+            0u)
+      << name;
+  EXPECT_FALSE(roster::detail::launcher_start_time(::getppid()).empty());
 }
 
 }  // namespace

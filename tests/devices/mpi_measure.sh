@@ -5,19 +5,22 @@
 # there at once), so the file holds one record and every rank decides cpu:0.
 # Then a tuning folder local rank 0 cannot write (XDG_CACHE_HOME a file): it
 # measures, cannot record, and says so; the other three stop waiting at once
-# (they said "did not come in 15 s" after waiting it out) and decide cpu:0.
+# (they said "did not come in 15 s" after waiting it out) and decide cpu:0,
+# though rank 0 ends as soon as it has decided (its word outlives it).
 # Usage: mpi_measure.sh MPIRUN PROGRAM
 set -u
 mpirun=$1
 program=$2
 cache=$(mktemp -d) || exit 99
 trap 'rm -rf "$cache"' EXIT
-# Runs PROGRAM on four ranks with ROSTER_TUNING=measure, XDG_CACHE_HOME=$1
-# and MPI_MEASURE_DONE_DIR=$2 (may be empty); its output in $out, shown.
+mkdir "$cache/run"
+# Runs PROGRAM on four ranks with ROSTER_TUNING=measure and XDG_CACHE_HOME=$1
+# (XDG_RUNTIME_DIR, where rank 0 leaves its word, in $cache); its output in
+# $out, shown.
 launch() {
-  out=$(XDG_CACHE_HOME=$1 MPI_MEASURE_DONE_DIR=$2 ROSTER_TUNING=measure ROSTER_CPU_THREADS=1 \
-    "$mpirun" -np 4 --oversubscribe --allow-run-as-root -x XDG_CACHE_HOME -x ROSTER_TUNING -x ROSTER_CPU_THREADS \
-    -x MPI_MEASURE_DONE_DIR "$program" 2>&1)
+  out=$(XDG_CACHE_HOME=$1 XDG_RUNTIME_DIR=$cache/run ROSTER_TUNING=measure ROSTER_CPU_THREADS=1 \
+    "$mpirun" -np 4 --oversubscribe --allow-run-as-root -x XDG_CACHE_HOME -x XDG_RUNTIME_DIR -x ROSTER_TUNING \
+    -x ROSTER_CPU_THREADS "$program" 2>&1)
   status=$?
   echo "$out"
   if [ $status -ne 0 ]; then
@@ -26,7 +29,7 @@ launch() {
   fi
 }
 
-launch "$cache" ""
+launch "$cache"
 measured=$(echo "$out" | grep -c '^roster: ROSTER_TUNING=measure: cpu:0')
 decided=$(echo "$out" | grep -c '^rank=[0-3] adapter=cpu:0 ')
 read_back=$(echo "$out" | grep -c -e "local rank 0 measured; its records were read" \
@@ -40,8 +43,7 @@ fi
 echo "PASS: one rank measured and wrote; the other three read its record"
 
 : > "$cache/a-file"
-mkdir "$cache/done"
-launch "$cache/a-file" "$cache/done"
+launch "$cache/a-file"
 decided=$(echo "$out" | grep -c '^rank=[0-3] adapter=cpu:0 ')
 not_recorded=$(echo "$out" | grep -c '^roster: ROSTER_TUNING=measure: not recorded')
 told=$(echo "$out" | grep -c '^rank=[1-3] adapter=cpu:0 measure=ROSTER_TUNING=measure: local rank 0 could not record')

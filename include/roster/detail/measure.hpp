@@ -12,10 +12,12 @@
 #include <roster/select.hpp>
 #include <roster/tuning/store.hpp>
 #include <roster/detail/decision.hpp>
+#include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
 
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,10 +27,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace roster::detail {
@@ -129,63 +133,82 @@ inline std::string measure_key(const adapter_info& a, const std::string& file) {
 
 // When local rank 0 cannot record what it measured (a tuning folder it may
 // not write, a full disk, an adapter it cannot measure), it says so to the
-// waiting ranks of its launch, which then stop waiting: it holds an abstract
-// socket (no file: it works where the disk does not, and goes when the
-// process ends) named by user, parent process (the launcher's daemon, shared
-// by the ranks of one launch on a node) and tuning file. Linux only;
-// elsewhere a waiting rank waits its bound.
-inline std::string measure_failed_name(const std::string& file) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (const unsigned char c : file) h = (h ^ c) * 1099511628211ull;
-  char name[80];
-  std::snprintf(name, sizeof name, "roster-measure-failed-%u-%ld-%016llx", static_cast<unsigned>(::getuid()),
-                static_cast<long>(::getppid()), static_cast<unsigned long long>(h));
-  return name;
-}
-
-#if defined(__linux__)
-inline socklen_t abstract_address(const std::string& name, sockaddr_un& a) {
-  a = sockaddr_un{};
-  a.sun_family = AF_UNIX;
-  const std::size_t n = std::min(name.size(), sizeof a.sun_path - 1);
-  std::memcpy(a.sun_path + 1, name.data(), n);  // sun_path[0] stays 0: the abstract namespace
-  return static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
-}
-#endif
-
-// Local rank 0: says, until this process ends, that it could not record.
-inline void say_measure_failed(const std::string& file) {
-#if defined(__linux__)
-  static std::vector<int> held;  // one socket per tuning file, kept open
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return;
-  sockaddr_un a;
-  const socklen_t len = abstract_address(measure_failed_name(file), a);
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), len) != 0 || ::listen(fd, 128) != 0) {
-    ::close(fd);  // already said (EADDRINUSE), or no sockets: the others wait their bound
-    return;
-  }
-  held.push_back(fd);
-#else
-  (void)file;
-#endif
-}
-
-// A waiting rank: whether local rank 0 said it could not record.
-inline bool measure_failed_said(const std::string& file) {
-#if defined(__linux__)
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return false;
-  sockaddr_un a;
-  const socklen_t len = abstract_address(measure_failed_name(file), a);
-  const int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&a), len);
-  const int e = errno;
+// waiting ranks of its launch, which then stop waiting: an empty file in a
+// memory file system ($XDG_RUNTIME_DIR, else /dev/shm, else /tmp), since the
+// tuning folder may be the very thing that cannot be written, and kept
+// after rank 0 ends (a short rank 0, roster-info, ends before the others
+// look). Its name holds the user, the launcher's daemon (the parent process
+// the ranks of one launch on a node share) with its start time, so no later
+// launch matches it, and the tuning file. Markers of launchers that are gone
+// are removed by the next one made.
+inline std::string launcher_start_time(long pid) {
+  char buf[1024];
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  return rc == 0 || e == EAGAIN;  // EAGAIN: its backlog is full, so it is there
-#else
-  (void)file;
-  return false;
-#endif
+  if (n <= 0) return {};
+  const std::string_view stat(buf, static_cast<std::size_t>(n));
+  std::size_t at = stat.rfind(')');  // the command name may hold spaces and ')'
+  for (int field = 2; at != std::string_view::npos && field < 22; ++field) at = stat.find(' ', at + 1);
+  if (at == std::string_view::npos) return {};
+  const std::size_t end = stat.find(' ', at + 1);
+  return std::string(stat.substr(at + 1, end == std::string_view::npos ? std::string_view::npos : end - at - 1));
+}
+
+inline std::string marker_folder() {
+  if (const auto run = env_text("XDG_RUNTIME_DIR"); run && run->starts_with('/')) return std::string(*run);
+  struct stat st {};
+  if (::stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && ::access("/dev/shm", W_OK) == 0) return "/dev/shm";
+  return "/tmp";
+}
+
+inline std::string marker_prefix() { return "roster-measure-failed-" + std::to_string(::getuid()) + "-"; }
+
+inline std::string measure_failed_path(const std::string& file) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the tuning file
+  for (const unsigned char c : file) h = (h ^ c) * 1099511628211ull;
+  const long parent = static_cast<long>(::getppid());
+  char hash[24];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
+  return marker_folder() + "/" + marker_prefix() + std::to_string(parent) + "-" + launcher_start_time(parent) + "-" +
+         hash;
+}
+
+// Removes this user's markers whose launcher is gone (or is another process now).
+inline void remove_stale_markers(const std::string& folder) {
+  DIR* d = ::opendir(folder.c_str());
+  if (d == nullptr) return;
+  const std::string prefix = marker_prefix();
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view rest = name.substr(prefix.size());  // PID-START-HASH
+    const auto dash = rest.find('-'), dash2 = rest.find('-', dash + 1);
+    if (dash == std::string_view::npos || dash2 == std::string_view::npos) continue;
+    const long pid = std::strtol(std::string(rest.substr(0, dash)).c_str(), nullptr, 10);
+    if (pid > 0 && launcher_start_time(pid) == rest.substr(dash + 1, dash2 - dash - 1)) continue;  // still there
+    struct stat st {};
+    if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == ::getuid())
+      ::unlinkat(::dirfd(d), e->d_name, 0);
+  }
+  ::closedir(d);
+}
+
+// Local rank 0: says that it could not record.
+inline void say_measure_failed(const std::string& file) {
+  const std::string path = measure_failed_path(file);
+  remove_stale_markers(path.substr(0, path.rfind('/')));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // else there already, or no place: the others wait their bound
+}
+
+// A waiting rank: whether local rank 0 said it could not record (a file of
+// this user's; another user's of that name is not taken for it).
+inline bool measure_failed_said(const std::string& file) {
+  struct stat st {};
+  return ::lstat(measure_failed_path(file).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid();
 }
 
 // Measures the adapters of `circuits` that no record covers and records them
