@@ -51,7 +51,8 @@ inline constexpr exit_status exit_statuses[] = {
                      "not open: the report is still printed, `bench` and `bind` do not run, and stderr says why, "
                      "with a `Fix:`"},
     {output_failed, "output could not be written: standard output (a full disk, a closed pipe or stream), an "
-                    "`--svg` or `--export` file, the tuning records `bench` measured, or standard error when there was a warning or an error to say"},
+                    "`--svg` or `--export` file, the tuning records `bench` measured, or standard error when there "
+                    "was a warning or an error to say"},
     {wrong_result, "`bench` found a wrong result (nothing recorded for that adapter)"},
     {bind_failed, "`bind` could not bind this rank (no circuit, strict mode unmet, a broken launcher environment)"},
     {nothing_measured, "`bench` measured nothing on an adapter it was asked for (it did not open, its buffers could "

@@ -25,7 +25,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
-#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -166,11 +165,10 @@ inline std::string marker_folder() {
 inline std::string marker_prefix() { return "roster-measure-failed-" + std::to_string(::getuid()) + "-"; }
 
 inline std::string measure_failed_path(const std::string& file) {
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a of the tuning file
-  for (const unsigned char c : file) h = (h ^ c) * 1099511628211ull;
   const long parent = static_cast<long>(::getppid());
-  char hash[24];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(h));
+  char hash[24];  // the ranks of a launch run one program: one std::hash
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(std::hash<std::string_view>{}(file)));
   return marker_folder() + "/" + marker_prefix() + std::to_string(parent) + "-" + launcher_start_time(parent) + "-" +
          hash;
 }
@@ -204,12 +202,15 @@ inline void say_measure_failed(const std::string& file) {
   if (fd >= 0) ::close(fd);  // else there already, or no place: the others wait their bound
 }
 
-// A waiting rank: whether local rank 0 said it could not record (a file of
-// this user's; another user's of that name is not taken for it).
-inline bool measure_failed_said(const std::string& file) {
+// Whether the marker at path is there: a file of this user's (another
+// user's of that name is not taken for it).
+inline bool marker_there(const std::string& path) {
   struct stat st {};
-  return ::lstat(measure_failed_path(file).c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid();
+  return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::getuid();
 }
+
+// A waiting rank: whether local rank 0 said it could not record.
+inline bool measure_failed_said(const std::string& file) { return marker_there(measure_failed_path(file)); }
 
 // Measures the adapters of `circuits` that no record covers and records them
 // (under a launcher, local rank 0 measures; the others wait for its records).
@@ -236,12 +237,13 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
     // Local rank 0 measures: wait for its records, bounded, then go on with what there is.
     const auto waited = missing.size() * (10 * measure_budget + measure_build_allowance) + std::chrono::seconds(2);
     const auto limit = std::chrono::steady_clock::now() + waited;
+    const std::string word = measure_failed_path(where);  // rank 0's word, if it cannot record
     while (std::chrono::steady_clock::now() < limit) {
       reload_tuning();
       bool all = true;
       for (const auto& a : missing) all = all && find_tuning(current_tuning(), a).record != nullptr;
       if (all) return "ROSTER_TUNING=measure: local rank 0 measured; its records were read";
-      if (measure_failed_said(where)) {
+      if (marker_there(word)) {
         const std::string line = "local rank 0 could not record what it measured; decided with the records there are";
         std::fprintf(stderr,
                      "roster: ROSTER_TUNING=measure: %s\nFix: see local rank 0's \"ROSTER_TUNING=measure\" lines "
@@ -287,6 +289,7 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
     // A measurement not kept is made again by every run: say so beside it.
     // This process still decides on it.
     const auto not_recorded = [&](const error& e) {
+      say_measure_failed(where);
       std::fprintf(stderr, "roster: ROSTER_TUNING=measure: not recorded: %s\n", e.message().c_str());
       tuning_file in_memory;
       const auto now = current_tuning();
@@ -295,14 +298,8 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
       use_tuning(std::move(in_memory));
       return done + "; not recorded, used by this process only: " + std::string(e.what());
     };
-    if (!file) {
-      say_measure_failed(where);
-      return not_recorded(file.error());
-    }
-    if (auto ok = save_tuning(*file, made); !ok) {
-      say_measure_failed(where);
-      return not_recorded(ok.error());
-    }
+    if (!file) return not_recorded(file.error());
+    if (auto ok = save_tuning(*file, made); !ok) return not_recorded(ok.error());
     reload_tuning();
     done += "; recorded in " + *file;
   }
