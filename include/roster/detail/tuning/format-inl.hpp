@@ -283,6 +283,14 @@ struct tuning_reading {
   std::optional<error> bad;  // the first record that is not valid
   json_value format, version;
   bool has_format = false, has_version = false, has_records = false, records_array = false;
+
+  // Whether "format" says roster-tuning, and "version" one this roster reads (1 or tuning_version).
+  [[nodiscard]] bool says_tuning_format() const {
+    return has_format && format.k == json_value::kind::string && format.s == tuning_format;
+  }
+  [[nodiscard]] bool says_readable_version() const {
+    return has_version && version.k == json_value::kind::number && (version.n == 1 || version.n == tuning_version);
+  }
 };
 
 inline bool record_key(std::string_view key) noexcept {
@@ -427,21 +435,15 @@ ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_vie
     // A syntax error (a hand edit, a copy cut short): when salvaging, the
     // whole records before it are carried over, if the file first said it
     // is a tuning file of a version this roster reads.
-    const auto known = [](const json_value& v) {
-      return v.k == json_value::kind::number && (v.n == 1 || v.n == tuning_version);
-    };
-    if (salvage && t.records_array && t.has_format && t.format.k == json_value::kind::string &&
-        t.format.s == tuning_format && t.has_version && known(t.version))
-      return std::move(t.file);
+    if (salvage && t.records_array && t.says_tuning_format() && t.says_readable_version()) return std::move(t.file);
     return corrupt_tuning("not valid JSON at byte " + std::to_string(in.where()) + " (" + in.why() + ")");
   }
   if (!object) return corrupt_tuning("the top level is not an object");
-  if (!t.has_format || t.format.k != json_value::kind::string || t.format.s != tuning_format)
+  if (!t.says_tuning_format())
     return corrupt_tuning("\"format\" is not \"roster-tuning\"");
   if (t.has_version && t.version.k == json_value::kind::number && t.version.n > tuning_version)
     return newer_tuning(t.version.n);
-  if (!t.has_version || t.version.k != json_value::kind::number ||
-      (t.version.n != 1 && t.version.n != tuning_version))
+  if (!t.says_readable_version())
     return corrupt_tuning("\"version\" is not 1 or " + std::to_string(tuning_version));
   if (!t.records_array) return corrupt_tuning("\"records\" is not an array");
   if (t.bad && !salvage) return std::move(*t.bad);
