@@ -28,6 +28,21 @@
 #  define ROSTER_IMPL_WITH_INL 1
 #endif
 
+// ROSTER_SOURCE in two files of one program defines roster's code twice. This
+// symbol, defined by every ROSTER_SOURCE file and emitted before roster's
+// functions, makes the linker's first complaint (GNU ld, gold, lld and mold
+// alike) name the mistake and its fix rather than one of roster's functions
+// (under -flto GCC's linker plugin names roster's functions first, and the
+// assembler names this symbol after them). Hidden, so a shared object built
+// with ROSTER_SOURCE does not export it; ELF only, where this syntax holds.
+#if defined(ROSTER_SOURCE) && defined(__ELF__)
+__asm__(".pushsection .rodata.roster_source_once,\"a\",@progbits\n"
+        ".globl roster_SOURCE_defined_in_two_files__Fix_define_ROSTER_SOURCE_in_one_file_only\n"
+        ".hidden roster_SOURCE_defined_in_two_files__Fix_define_ROSTER_SOURCE_in_one_file_only\n"
+        "roster_SOURCE_defined_in_two_files__Fix_define_ROSTER_SOURCE_in_one_file_only: .byte 0\n"
+        ".popsection\n");
+#endif
+
 // roster's code catches what a backend or the allocator throws: where it is
 // compiled in this file, say so once rather than with an error per catch.
 #if defined(ROSTER_IMPL_WITH_INL) && !defined(__cpp_exceptions) && !defined(__EXCEPTIONS)

@@ -99,6 +99,24 @@ def sync_docs(src):
         f.write(text)
 
 
+def source_twice(src, tmp):
+    """ROSTER_SOURCE in a second file of the program: the link fails, and the
+    linker's first complaint names the mistake and its fix, not one of
+    roster's functions. Runs in source_once's folder, after build.sh."""
+    shutil.copy(os.path.join(tmp, 'roster.cpp'), os.path.join(tmp, 'roster_again.cpp'))
+    run(['c++', '-std=c++20', '-O0', '-I' + os.path.join(src, 'include'),
+         '-I' + os.path.join(src, 'backends', 'cpu', 'include'), '-c', 'roster_again.cpp'], cwd=tmp)
+    cmd = ['c++', 'main.o', 'stream.o', 'roster.o', 'roster_again.o', '-o', 'twice', '-pthread', '-ldl']
+    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    said = [line for line in linked.stderr.splitlines() if 'multiple definition' in line or 'duplicate symbol' in line]
+    if linked.returncode == 0:
+        fail(' '.join(cmd) + ' linked two ROSTER_SOURCE files')
+    if not said or 'roster_SOURCE_defined_in_two_files__Fix_define_ROSTER_SOURCE_in_one_file_only' not in said[0]:
+        fail('two ROSTER_SOURCE files: the first duplicate the linker names is not the one that says the fix:\n'
+             + linked.stderr[:2000])
+    print('ok: two ROSTER_SOURCE files fail to link with: ' + said[0])
+
+
 def installed_env(tmp, meson, build, prefix, libdir):
     """Installs this build into tmp/root with --destdir; returns the environment a user would have.
 
@@ -138,6 +156,7 @@ def main(argv):
         elif mode == 'source-once':
             copy_snippets('source_once', ['roster.cpp', 'stream.hpp', 'stream.cpp', 'main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
+            source_twice(src, tmp)
         elif mode in ('pkg-config', 'cmake'):
             meson, build, prefix, libdir = argv[3:7]
             backend = argv[7] if len(argv) > 7 else 'cpu'
