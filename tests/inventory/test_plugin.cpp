@@ -70,3 +70,33 @@ TEST(inventory_plugin, slot_of_an_unloaded_plugin_leaves_the_hub) {
     EXPECT_EQ(roster::inventory<plugin_item>().size(), 1u);
   }
 }
+
+#if defined(__ELF__)
+#  include <roster/detail/inventory_hub_state.hpp>
+
+#  include <mutex>
+
+// On ELF the loader runs a plugin's unload hook, then unmaps the plugin
+// without the hub's mutex. A collection that walks the modules between the
+// two must not keep the plugin in the hub's list: it reads every kept
+// module's node again, by then perhaps unmapped. The hook's effect is made
+// here by hand on a plugin still mapped, so that window is held open.
+TEST(inventory_plugin, a_module_whose_unload_hook_ran_leaves_the_module_list) {
+  void* h = open_module(ROSTER_TEST_PLUGIN);
+  ASSERT_NE(h, nullptr) << module_error();
+  ASSERT_EQ(roster::inventory<plugin_item>().size(), 3u);
+  roster::detail::module_node* node = roster::detail::detach_module_of(h);
+  ASSERT_NE(node, nullptr);
+  roster::detail::module_event(*node, roster::detail::module_change::unloading);
+  EXPECT_EQ(roster::inventory<plugin_item>().size(), 1u);
+  {
+    auto& hub = roster::detail::the_hub();
+    std::lock_guard lock(hub.mutex);
+    for (std::size_t i = 0; i < hub.count; ++i)
+      EXPECT_NE(hub.list[i].node, node) << "the hub's list keeps a module whose unload hook ran, at rank " << i;
+  }
+  ASSERT_TRUE(close_module(h));  // its hook finds the module gone already
+  ASSERT_FALSE(inv_test::module_loaded(ROSTER_TEST_PLUGIN)) << "the plugin was not unloaded";
+  EXPECT_EQ(roster::inventory<plugin_item>().size(), 1u);
+}
+#endif

@@ -78,7 +78,13 @@ inline int elf_scan_module(dl_phdr_info* info, std::size_t, void* data) noexcept
                          info->dlpi_name};
           bool seen = false;
           for (std::size_t i = std::min(scan->count, scan->capacity); i-- > 0 && !seen;) seen = scan->out[i].node == e.node;
-          if (!seen && e.node->state.load(std::memory_order_acquire) != module_node::unseen) {
+          // Left out as well: a module whose unload hook has run (gone). The
+          // loader unmaps it after the hook, without the hub's mutex, so a
+          // collection that walks the modules between the two must not keep
+          // it: it reads each kept module's node again, and the module may
+          // be unmapped by then (SIGSEGV in the stress test, 1 run in about 20 under load).
+          const auto state = e.node->state.load(std::memory_order_acquire);
+          if (!seen && state != module_node::unseen && state != module_node::gone) {
             if (scan->count < scan->capacity) scan->out[scan->count] = e;
             ++scan->count;
           }
