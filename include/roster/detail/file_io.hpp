@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -218,7 +219,18 @@ inline unexpected open_failure(const std::string& path, const std::string& shown
 /// The largest file read_file reads by default.
 inline constexpr std::size_t max_file_bytes = std::size_t{64} << 20;
 
+/// The error for a file larger than read_file's bound; `size` is its size in bytes.
+inline unexpected too_large_file(const std::string& shown, std::size_t max_bytes, std::uint64_t size) {
+  const std::string bound =
+      max_bytes >= (std::size_t{1} << 20) ? std::to_string(max_bytes >> 20) + " MiB"
+                                          : std::to_string(max_bytes) + " bytes";
+  return make_error(errc::io,
+                    shown + ": " + std::to_string(size) + " bytes, larger than " + bound + "; it is not read",
+                    "delete the file or move it away (it is not one roster wrote), or name another file");
+}
+
 /// Reads a whole file of at most max_bytes; nullopt when it does not exist.
+/// The size is checked (fstat) before anything is read.
 /// `label` names the file in messages ("tuning file").
 /// `place_fix` is the Fix when the path cannot be reached (a file where a
 /// folder should be).
@@ -233,7 +245,17 @@ inline expected<std::optional<std::string>> read_file(const std::string& path, s
     if (errno == ENOENT) return std::optional<std::string>{};
     return open_failure(path, shown, errno, "read", place_fix);
   }
+  // The size first: a file past the bound (a sparse 1 GB file, a log named
+  // by mistake) is refused before a byte is read or a buffer grown for it.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && st.st_size > 0 && static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return too_large_file(shown, max_bytes, static_cast<std::uint64_t>(st.st_size));
+  }
   std::string text;
+  // One allocation of the size fstat gave (a file that grows meanwhile is
+  // still bounded below), not a string doubled up to the bound.
+  if (st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
   char buf[65536];
   while (true) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
@@ -247,9 +269,7 @@ inline expected<std::optional<std::string>> read_file(const std::string& path, s
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > max_bytes) {
       ::close(fd);
-      return make_error(errc::io,
-                        shown + ": larger than " + std::to_string(max_bytes >> 20) + " MiB; it is not read",
-                        "delete the file (it is not one roster wrote)");
+      return too_large_file(shown, max_bytes, text.size());
     }
   }
   ::close(fd);

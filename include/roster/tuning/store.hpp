@@ -47,7 +47,8 @@ enum class tuning_mode : std::uint8_t {
 /// out (tuning_file::warnings) names the file. A file of a newer format
 /// version is errc::unsupported (written by a newer roster: nothing is read
 /// from it). Running out of memory is an error (errc::out_of_memory), never
-/// an abort.
+/// an abort. A file larger than 64 MiB is an error by its size, before
+/// anything is read.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
 
 /// Merges records into a tuning file: under an exclusive lock on PATH.lock

@@ -1,0 +1,129 @@
+// Hostile cases of the tuning store (docs/hostile.md, from case 55): each
+// test names its case.
+#include <roster/roster.hpp>
+
+#include <gtest/gtest.h>
+
+#include "../support/child.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using test_support::in_child;
+
+struct temp_folder {
+  std::string path;
+  temp_folder() {
+    std::string t = (fs::temp_directory_path() / "roster-hostile-store-XXXXXX").string();
+    if (::mkdtemp(t.data()) != nullptr) path = t;
+  }
+  ~temp_folder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void expect_fix(const roster::error& e) {
+  EXPECT_NE(e.message().find("\nFix: "), std::string::npos) << e.message();
+  EXPECT_FALSE(e.fix().empty()) << e.message();
+}
+
+roster::tuning_record record(const std::string& device, double gbps = 10.0) {
+  roster::tuning_record r;
+  r.backend = "cpu";
+  r.device = device;
+  r.driver_version = "1";
+  r.figures.push_back({roster::op::triad, roster::element_type::f64, gbps, 0.01});
+  return r;
+}
+
+// Sets an environment variable for one scope (nullopt unsets it).
+struct scoped_env {
+  std::string name;
+  std::optional<std::string> old;
+  scoped_env(const char* n, std::optional<std::string> value) : name(n) {
+    if (const char* v = std::getenv(n)) old = v;
+    if (value) ::setenv(n, value->c_str(), 1);
+    else ::unsetenv(n);
+  }
+  ~scoped_env() {
+    if (old) ::setenv(name.c_str(), old->c_str(), 1);
+    else ::unsetenv(name.c_str());
+  }
+};
+
+// A field of /proc/self/status in bytes (VmHWM: the resident peak), or 0.
+std::size_t status_bytes(const char* field) {
+  std::size_t kb = 0;
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    const std::size_t n = std::strlen(field);
+    while (std::fgets(line, sizeof line, f) != nullptr)
+      if (std::strncmp(line, field, n) == 0 && line[n] == ':') kb = std::strtoull(line + n + 1, nullptr, 10);
+    std::fclose(f);
+  }
+  return kb * 1024;
+}
+
+// Case 58: a tuning or site file of a gigabyte was read up to the 64 MiB cap,
+// doubling its string (a peak of 261 MB), before it was refused. The size is
+// checked first: the refusal reads nothing.
+TEST(HostileStore, AFileOfAGigabyteIsRefusedBeforeItIsRead) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the sanitizers' shadow memory counts in the peak resident set";
+#endif
+  temp_folder dir;
+  const std::string path = dir.path + "/tuning.json";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, off_t{1} << 30), 0);  // sparse: reads as zeros, takes no disk
+  ::close(fd);
+  const int status = in_child([&] {
+    if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w")) {
+      std::fputs("5", f);
+      std::fclose(f);
+    }
+    const std::size_t before = status_bytes("VmHWM");
+    auto loaded = roster::load_tuning(path);
+    if (loaded) return 2;
+    if (loaded.error().what().find("larger than 64 MiB") == std::string::npos ||
+        loaded.error().fix().empty())
+      return std::printf("%s\n", loaded.error().message().c_str()), 3;
+    auto saved = roster::save_tuning(path, std::vector{record("x")});
+    if (saved) return 4;
+    ::setenv("ROSTER_TUNING_PATH", path.c_str(), 1);  // as a site file
+    roster::reload_tuning();
+    (void)roster::current_tuning();
+    const std::size_t grown = status_bytes("VmHWM") - before;
+    std::printf("peak grew by %zu KB\n", grown >> 10);
+    return grown < (16u << 20) ? 0 : 1;
+  });
+  EXPECT_EQ(status, 0) << "1: the peak grew by 16 MB or more (the file was read); 2: it was read as a tuning "
+                          "file; 3: the error does not say why; 4: the save replaced it";
+  EXPECT_EQ(fs::file_size(path), std::uintmax_t{1} << 30);
+}
+
+}  // namespace
