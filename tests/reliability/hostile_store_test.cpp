@@ -88,6 +88,44 @@ std::size_t status_bytes(const char* field) {
   return kb * 1024;
 }
 
+// Case 55: two caches whose tuning.json are links to one shared file. The
+// lock was taken beside each link, so savers through the two links did not
+// exclude each other and replaced each other's records.
+TEST(HostileStore, SaversThroughTwoLinksToOneFileLoseNoRecord) {
+  temp_folder dir;
+  const std::string shared = dir.path + "/shared/tuning.json";
+  fs::create_directories(dir.path + "/shared");
+  ASSERT_TRUE(roster::save_tuning(shared, std::vector{record("seed")}));
+  std::vector<std::string> links;
+  for (const char* cache : {"/a", "/b"}) {
+    fs::create_directories(dir.path + cache);
+    links.push_back(dir.path + cache + "/tuning.json");
+    ASSERT_EQ(::symlink("../shared/tuning.json", links.back().c_str()), 0);
+  }
+  constexpr int savers_per_link = 4, saves = 6;
+  std::vector<std::thread> savers;
+  std::vector<std::string> failures(2 * savers_per_link);
+  for (int t = 0; t < 2 * savers_per_link; ++t)
+    savers.emplace_back([&, t] {
+      for (int i = 0; i < saves; ++i) {
+        auto ok = roster::save_tuning(links[t % 2], std::vector{record("saver" + std::to_string(t) + "-" +
+                                                                       std::to_string(i))});
+        if (!ok) failures[t] = ok.error().message();
+      }
+    });
+  for (auto& s : savers) s.join();
+  for (const auto& f : failures) EXPECT_TRUE(f.empty()) << f;
+  auto file = roster::load_tuning(shared);
+  ASSERT_TRUE(file) << file.error().message();
+  EXPECT_EQ(file->records.size(), std::size_t{1 + 2 * savers_per_link * saves}) << "records were lost";
+  // The links stay links; the lock is beside the file they lead to.
+  for (const auto& link : links) {
+    EXPECT_TRUE(fs::is_symlink(link)) << link;
+    EXPECT_FALSE(fs::exists(link + ".lock")) << "a lock beside the link: " << link;
+  }
+  EXPECT_TRUE(fs::exists(shared + ".lock"));
+}
+
 // Case 58: a tuning or site file of a gigabyte was read up to the 64 MiB cap,
 // doubling its string (a peak of 261 MB), before it was refused. The size is
 // checked first: the refusal reads nothing.

@@ -523,7 +523,7 @@ inline expected<std::string> link_target(const std::string& path, std::string_vi
   return resolved;
 }
 
-/// Creates path's folder, takes an exclusive lock on PATH.lock, removes stale
+/// Creates path's folder, takes an exclusive lock on TARGET.lock, removes stale
 /// temporary files, and replaces path with the text make_text() returns
 /// (an expected<std::string>), called under the lock (so it may read the old
 /// file and merge, or refuse to replace it).
@@ -543,14 +543,23 @@ expected<void> locked_replace(const std::string& path, std::string_view label, F
   const auto slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0)
     if (auto ok = make_folders(path.substr(0, slash), label, place_fix); !ok) return ok;
-  file_lock lock(path, file_lock::default_wait, place_fix);
-  if (!lock.held()) return lock.failure(label);
-  auto target = link_target(path, label);
-  if (!target) return std::move(target).error();
-  remove_stale_temps(*target);
-  expected<std::string> text = make_text();
-  if (!text) return std::move(text).error();
-  return replace_file(*target, *text, label, place_fix);
+  // The lock belongs to the file that is replaced: where path is a link, the
+  // file at the end of its chain (two caches linked to one shared file lock
+  // one TARGET.lock; a lock beside each link let their saves interleave and
+  // lose records). A link moved while the lock was awaited is resolved again.
+  for (int attempt = 0;; ++attempt) {
+    auto target = link_target(path, label);
+    if (!target) return std::move(target).error();
+    file_lock lock(*target, file_lock::default_wait, place_fix);
+    if (!lock.held()) return lock.failure(label);
+    auto now = link_target(path, label);
+    if (!now) return std::move(now).error();
+    if (*now != *target && attempt < 8) continue;
+    remove_stale_temps(*target);
+    expected<std::string> text = make_text();
+    if (!text) return std::move(text).error();
+    return replace_file(*target, *text, label, place_fix);
+  }
 }
 
 }  // namespace roster::detail

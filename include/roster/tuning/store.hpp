@@ -51,8 +51,9 @@ enum class tuning_mode : std::uint8_t {
 /// anything is read.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path);
 
-/// Merges records into a tuning file: under an exclusive lock on PATH.lock
-/// (waited for at most 30 s) it reads the file, replaces the records with the
+/// Merges records into a tuning file: under an exclusive lock on TARGET.lock,
+/// beside the file PATH's link chain ends at (so saves through two links to
+/// one file take one lock; waited for at most 30 s), it reads the file, replaces the records with the
 /// same backend and device (under the same driver, the old record's kernel
 /// choices and grid-sync shapes the new one does not measure are kept, and so
 /// are its figures when the new one has none, so a kernel-only record adds to
