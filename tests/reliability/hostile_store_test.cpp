@@ -126,6 +126,78 @@ TEST(HostileStore, SaversThroughTwoLinksToOneFileLoseNoRecord) {
   EXPECT_TRUE(fs::exists(shared + ".lock"));
 }
 
+// Case 56: save_tuning wrote records the reader refuses (a spread of 250,
+// NaN or -1, an empty backend), and the next read refused the whole file.
+TEST(HostileStore, RecordsTheReaderWouldRefuseAreNotWritten) {
+  temp_folder dir;
+  const std::string path = dir.path + "/tuning.json";
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{record("kept")}));
+  const std::string before = read_text(path);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::vector<std::pair<std::string, roster::tuning_record>> bad;
+  for (double spread : {250.0, nan, -1.0, 100.0}) {
+    auto r = record("bad-spread");
+    r.figures[0].spread = spread;
+    r.figures.push_back({roster::op::copy, roster::element_type::f64, 5.0, 0.02});
+    bad.emplace_back("spread " + std::to_string(spread), r);
+  }
+  auto empty_backend = record("empty-backend");
+  empty_backend.backend.clear();
+  bad.emplace_back("empty backend", empty_backend);
+  bad.emplace_back("empty device", record(""));
+  auto twice = record("twice");
+  twice.figures.push_back(twice.figures[0]);
+  bad.emplace_back("a figure twice", twice);
+  auto shape = record("shape");
+  shape.sync_shapes.push_back({"triad|dot", nan, 2.0, 0.0});
+  bad.emplace_back("a NaN timing", shape);
+  auto kernel = record("kernel");
+  kernel.kernels.push_back({});
+  kernel.kernels.back().op = "triad";
+  kernel.kernels.back().variant = "v";
+  kernel.kernels.back().variant_ns = inf;
+  bad.emplace_back("an infinite kernel timing", kernel);
+  for (const auto& [what, r] : bad) {
+    auto saved = roster::save_tuning(path, std::vector{record("good"), r});
+    ASSERT_FALSE(saved) << what << ": written, though the reader refuses it";
+    EXPECT_EQ(saved.error().code(), roster::errc::invalid_argument) << saved.error().message();
+    EXPECT_NE(saved.error().what().find("new record 1"), std::string::npos) << saved.error().message();
+    expect_fix(saved.error());
+    EXPECT_EQ(read_text(path), before) << what;
+    auto loaded = roster::load_tuning(path);
+    ASSERT_TRUE(loaded) << what << ": " << loaded.error().message();
+    EXPECT_EQ(loaded->records.size(), 1u) << what;
+  }
+  // What the reader takes, the writer takes: a spread under 100 is written.
+  auto fine = record("fine");
+  fine.figures[0].spread = 99.5;
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{fine}));
+  auto loaded = roster::load_tuning(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->records.size(), 2u);
+}
+
+// Case 57: a UTF-8 byte-order mark before the JSON (an editor saved it so)
+// lost every record: "not valid JSON at byte 0".
+TEST(HostileStore, AByteOrderMarkIsReadPast) {
+  temp_folder dir;
+  const std::string path = dir.path + "/tuning.json";
+  roster::tuning_file file;
+  file.records.push_back(record("bom"));
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBF" << roster::to_json(file);
+  auto loaded = roster::load_tuning(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  ASSERT_EQ(loaded->records.size(), 1u);
+  EXPECT_EQ(loaded->records[0].device, "bom");
+  // A save merges with it: no corrupt copy, both records kept.
+  std::string kept;
+  ASSERT_TRUE(roster::save_tuning(path, std::vector{record("second")}, &kept));
+  EXPECT_TRUE(kept.empty()) << kept;
+  loaded = roster::load_tuning(path);
+  ASSERT_TRUE(loaded) << loaded.error().message();
+  EXPECT_EQ(loaded->records.size(), 2u);
+}
+
 // Case 58: a tuning or site file of a gigabyte was read up to the 64 MiB cap,
 // doubling its string (a peak of 261 MB), before it was refused. The size is
 // checked first: the refusal reads nothing.

@@ -39,6 +39,13 @@ namespace detail {
 // instead of failing the whole file (what a corrupt file carries over).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<tuning_file> parse_tuning_records(std::string_view text,
                                                                                   bool salvage);
+// Returns why a record's values could not be read back from a tuning file
+// (an empty backend or device, an op the format has no name for, a figure
+// twice, a spread outside [0, 100), a timing that is not a finite number
+// above 0), or empty. The reader applies it to every record it builds and
+// save_tuning to every record it is given: roster writes nothing it would
+// refuse to read.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string record_fault(const tuning_record& r);
 // Removes a record's figures that are not above 0 or are beyond
 // tuning_max_gbps, adding a warning for each to `warnings`.
 ROSTER_API ROSTER_INLINE void drop_implausible_figures(tuning_record& r, std::string_view where,

@@ -67,7 +67,10 @@ enum class tuning_mode : std::uint8_t {
 /// that is not a regular file is refused before PATH.lock is made. A figure not above 0 or beyond
 /// tuning_max_gbps is not recorded: each such is a warning, added to
 /// `warnings` when given (and traced). A file that would hold more than
-/// tuning_record_limit records is an error and is left as it is.
+/// tuning_record_limit records is an error and is left as it is. A record
+/// the reader would refuse (detail::record_fault: an empty backend, a spread
+/// outside [0, 100), ...) is an errc::invalid_argument error, and nothing is
+/// written.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> save_tuning(const std::string& path,
                                                                   std::span<const tuning_record> records,
                                                                   std::string* kept_corrupt = nullptr,

@@ -139,9 +139,10 @@ bool count_field_of(const json_value& o, const char* key, Count& to) {
 }
 
 inline expected<void> parse_identity(const json_value& r, const std::string& where, tuning_record& rec) {
-  if (!text_field_of(r, "backend", rec.backend, true) || rec.backend.empty())
+  // Present and a string; what the values must be is record_fault's.
+  if (!text_field_of(r, "backend", rec.backend, true))
     return corrupt_tuning(where + ": \"backend\" is missing or not a string");
-  if (!text_field_of(r, "device", rec.device, true) || rec.device.empty())
+  if (!text_field_of(r, "device", rec.device, true))
     return corrupt_tuning(where + ": \"device\" is missing or not a string");
   if (!text_field_of(r, "driver", rec.driver_version, true))
     return corrupt_tuning(where + ": \"driver\" is missing or not a string");
@@ -183,9 +184,9 @@ inline expected<void> parse_figures(const json_value& r, const std::string& wher
       const json_value* ops = spread->get(to_string(f.type));
       const json_value* v = ops != nullptr && ops->k == kind::object ? ops->get(to_string(f.op)) : nullptr;
       if (v == nullptr) continue;
-      if (v->k != kind::number || !(v->n >= 0) || !(v->n < 100))
+      if (v->k != kind::number)
         return corrupt_tuning(where + ": the spread of " + std::string(to_string(f.op)) + " is not a number from 0 to 100");
-      f.spread = v->n;
+      f.spread = v->n;  // its range is record_fault's
     }
   }
   return {};
@@ -270,6 +271,8 @@ inline expected<tuning_record> parse_record(const json_value& r, std::size_t at,
   if (auto ok = parse_figures(r, where, rec, warnings); !ok) return std::move(ok).error();
   for (auto part : {&parse_shapes, &parse_kernels})
     if (auto ok = part(r, where, rec); !ok) return std::move(ok).error();
+  // The values, by the rules save_tuning applies to every record it writes.
+  if (const std::string fault = record_fault(rec); !fault.empty()) return corrupt_tuning(where + ": " + fault);
   return rec;
 }
 
@@ -427,7 +430,36 @@ ROSTER_INLINE void detail::drop_implausible_figures(tuning_record& r, std::strin
   });
 }
 
+ROSTER_INLINE std::string detail::record_fault(const tuning_record& r) {
+  if (r.backend.empty()) return "\"backend\" is missing or not a string";
+  if (r.device.empty()) return "\"device\" is missing or not a string";
+  for (std::size_t i = 0; i < r.figures.size(); ++i) {
+    const tuning_figure& f = r.figures[i];
+    const std::string name(to_string(f.op));
+    if (std::find(std::begin(tuning_ops), std::end(tuning_ops), f.op) == std::end(tuning_ops))
+      return "unknown op \"" + name + "\"";
+    if (f.type != element_type::f32 && f.type != element_type::f64) return "unknown element type of " + name;
+    for (std::size_t j = 0; j < i; ++j)
+      if (r.figures[j].op == f.op && r.figures[j].type == f.type)
+        return "the " + name + " " + std::string(to_string(f.type)) + " figure appears twice";
+    if (!(f.spread >= 0) || !(f.spread < 100)) return "the spread of " + name + " is not a number from 0 to 100";
+  }
+  for (const auto& g : r.sync_shapes)
+    if (g.shape.empty() || !(g.native_ns > 0) || !(g.split_ns > 0) || !std::isfinite(g.native_ns) ||
+        !std::isfinite(g.split_ns) || !std::isfinite(g.spread))
+      return "a \"grid_sync_shapes\" entry lacks shape, native_ns or split_ns";
+  for (const auto& k : r.kernels)
+    if (k.op.empty() || k.variant.empty() || k.size_class > 63 ||
+        (k.type != element_type::f32 && k.type != element_type::f64) || !std::isfinite(k.variant_ns) ||
+        !std::isfinite(k.baseline_ns) || !std::isfinite(k.spread))
+      return "a \"kernels\" entry lacks op, type, size_class or variant";
+  return {};
+}
+
 ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_view text, bool salvage) try {
+  // A byte-order mark (an editor on Windows saved the file) is not JSON, but
+  // says nothing about the records after it: read past it.
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   json_reader in(text);
   tuning_reading t;
   const bool object = in.peek() == '{';

@@ -200,6 +200,16 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
   for (auto& r : checked) detail::drop_implausible_figures(r, "new record", said);
   for (auto& w : said) detail::tuning_trace("warning: " + w.message());
   if (warnings != nullptr) warnings->insert(warnings->end(), said.begin(), said.end());
+  // A record the reader would refuse is never written: the next read would
+  // refuse the whole file (detail::record_fault holds the reader's rules).
+  for (std::size_t i = 0; i < checked.size(); ++i)
+    if (const std::string fault = detail::record_fault(checked[i]); !fault.empty())
+      return make_error(errc::invalid_argument,
+                        path + ": new record " + std::to_string(i) + " (backend '" + checked[i].backend +
+                            "', device '" + checked[i].device + "'): " + fault +
+                            "; a file holding it could not be read back, so no record was written",
+                        "give the record a backend and a device, one figure per op and type, spreads from 0 "
+                        "up to 100 and finite timings above 0, as roster-info bench writes them");
   // Read-merge-write under the lock. A file that cannot be read (no
   // permission, a FIFO, an I/O error) is never replaced: its records may be
   // good. A corrupt file is kept beside the new one, and its valid records
@@ -264,7 +274,15 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
                             " records, more than the " + std::to_string(tuning_record_limit) +
                             " roster reads from one file; it is not replaced, and no record was written",
                         "remove the records of devices no longer in use (or delete the file and measure again)");
-    return to_json(merged);
+    std::string out = to_json(merged);
+    // What is written reads back: a rule the writer and reader came to
+    // disagree on loses the file's records, so it is checked here, once.
+    if (auto back = parse_tuning(out); !back)
+      return make_error(errc::io,
+                        path + ": the new text would not read back (" + std::string(back.error().what()) +
+                            "); it is not replaced, and no record was written",
+                        "report this as a bug of roster; the file is unchanged");
+    return out;
   }, place_fix);
 } catch (const std::bad_alloc&) {
   return make_error(errc::out_of_memory, path + ": out of memory while saving tuning records; the file is unchanged",
