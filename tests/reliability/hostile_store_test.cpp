@@ -236,4 +236,48 @@ TEST(HostileStore, AFileOfAGigabyteIsRefusedBeforeItIsRead) {
   EXPECT_EQ(fs::file_size(path), std::uintmax_t{1} << 30);
 }
 
+// Case 59: HOME=rel, HOME=. and HOME='~' put the tuning file under the
+// current folder without a word; a relative XDG_CACHE_HOME with HOME unset
+// said "neither is set".
+TEST(HostileStore, ARelativeHomeOrCacheHomeIsNotUsedAndIsSaid) {
+  for (const char* home : {"rel", ".", "~", "~/x"}) {
+    scoped_env xdg("XDG_CACHE_HOME", std::nullopt), h("HOME", home);
+    auto path = roster::tuning_path();
+    ASSERT_FALSE(path) << home << " gave " << *path;
+    EXPECT_NE(path.error().what().find("HOME='" + std::string(home) + "' is not an absolute path"), std::string::npos)
+        << path.error().message();
+    expect_fix(path.error());
+  }
+  {
+    scoped_env xdg("XDG_CACHE_HOME", "rel"), h("HOME", std::nullopt);
+    auto path = roster::tuning_path();
+    ASSERT_FALSE(path);
+    EXPECT_NE(path.error().what().find("XDG_CACHE_HOME='rel' is not an absolute path"), std::string::npos)
+        << path.error().message();
+    EXPECT_NE(path.error().what().find("HOME is not set"), std::string::npos) << path.error().message();
+    EXPECT_EQ(path.error().what().find("neither"), std::string::npos) << path.error().message();
+  }
+  {
+    // A relative XDG_CACHE_HOME is ignored, as the XDG rules say, and said.
+    scoped_env xdg("XDG_CACHE_HOME", "rel"), h("HOME", "/home/someone"), t("ROSTER_TUNING_PATH", std::nullopt);
+    auto path = roster::tuning_path();
+    ASSERT_TRUE(path) << path.error().message();
+    EXPECT_EQ(*path, "/home/someone/.cache/roster/tuning.json");
+    const auto warnings = roster::tuning_path_warnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].what().find("XDG_CACHE_HOME='rel' is not an absolute path, so it is ignored"),
+              std::string::npos)
+        << warnings[0].message();
+    expect_fix(warnings[0]);
+  }
+  {
+    // ROSTER_TUNING_PATH's "~/" with a relative HOME: that entry is skipped.
+    scoped_env xdg("XDG_CACHE_HOME", "/tmp/x"), h("HOME", "."), t("ROSTER_TUNING_PATH", "~/site.json");
+    const auto warnings = roster::tuning_path_warnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].what().find("HOME='.' is not an absolute path"), std::string::npos)
+        << warnings[0].message();
+  }
+}
+
 }  // namespace

@@ -18,7 +18,9 @@
 namespace roster {
 
 /// Returns the default tuning file, the one benches write: $XDG_CACHE_HOME/roster/tuning.json,
-/// or ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset, empty or relative.
+/// or ~/.cache/roster/tuning.json when XDG_CACHE_HOME is unset, empty or relative
+/// (tuning_path_warnings says so). A relative HOME is not used either: with no
+/// absolute folder the error names what was wrong with each variable.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::string> tuning_path();
 
 /// Returns the tuning files read, in order: ROSTER_TUNING_PATH's (':'-separated
@@ -30,7 +32,8 @@ namespace roster {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<std::string>> tuning_paths();
 /// Returns what is wrong with ROSTER_TUNING_PATH, each with its Fix: an entry
 /// skipped (not an absolute path, "~/" without HOME), a file it names that
-/// does not exist. Empty when nothing is (roster-info reports these).
+/// does not exist; and a relative XDG_CACHE_HOME, which is ignored. Empty
+/// when nothing is (roster-info reports these).
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> tuning_path_warnings();
 
 /// How decisions use measurements (ROSTER_TUNING).

@@ -67,11 +67,13 @@ inline std::vector<std::string> tuning_paths_warning(std::vector<error>& warning
       std::string path(item);
       if (item.starts_with("~/")) {
         const auto home = env_text("HOME");
-        if (!home || home->empty()) {
+        if (!home || !home->starts_with('/')) {
           warnings.emplace_back(errc::invalid_argument,
-                                "ROSTER_TUNING_PATH: '" + path +
-                                    "' starts with ~/ but HOME is not set; that entry is skipped, the others are read",
-                                "write the folder out in full, or set HOME");
+                                "ROSTER_TUNING_PATH: '" + path + "' starts with ~/ but HOME" +
+                                    (!home || home->empty() ? std::string(" is not set")
+                                                            : "='" + std::string(*home) + "' is not an absolute path") +
+                                    "; that entry is skipped, the others are read",
+                                "write the folder out in full, or set HOME to an absolute path");
           continue;
         }
         path = std::string(*home) + path.substr(1);
@@ -87,7 +89,17 @@ inline std::vector<std::string> tuning_paths_warning(std::vector<error>& warning
       if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(std::move(path));
     }
   }
-  if (auto own = tuning_path(); own && std::find(out.begin(), out.end(), *own) == out.end()) out.push_back(*own);
+  // A relative XDG_CACHE_HOME is ignored (tuning_path): said here, so that
+  // the file being under HOME is no surprise.
+  const auto xdg = env_text("XDG_CACHE_HOME");
+  auto own = tuning_path();
+  if (xdg && !xdg->empty() && !xdg->starts_with('/') && own)
+    warnings.emplace_back(errc::invalid_argument,
+                          "XDG_CACHE_HOME='" + std::string(*xdg) +
+                              "' is not an absolute path, so it is ignored (as the XDG Base Directory rules say); "
+                              "the tuning file is " + *own,
+                          "set XDG_CACHE_HOME to an absolute path, or unset it");
+  if (own && std::find(out.begin(), out.end(), *own) == out.end()) out.push_back(*own);
   return out;
 }
 
@@ -141,12 +153,21 @@ ROSTER_API ROSTER_INLINE tuning_cache& the_tuning_cache() {
 }  // namespace detail
 
 ROSTER_INLINE expected<std::string> tuning_path() {
+  // Only an absolute folder counts: the XDG Base Directory rules ignore a
+  // relative XDG_CACHE_HOME, and a relative HOME (HOME=rel, HOME=., HOME='~'
+  // unexpanded) would put the file under whatever folder the process runs in.
   const auto xdg = detail::env_text("XDG_CACHE_HOME");
   if (xdg && xdg->starts_with('/')) return std::string(*xdg) + "/roster/tuning.json";
   const auto home = detail::env_text("HOME");
-  if (home && !home->empty()) return std::string(*home) + "/.cache/roster/tuning.json";
-  return make_error(errc::not_found, "tuning file: neither XDG_CACHE_HOME nor HOME is set",
-                    "set XDG_CACHE_HOME (or HOME) to a folder roster may write to");
+  if (home && home->starts_with('/')) return std::string(*home) + "/.cache/roster/tuning.json";
+  auto said = [](const char* name, const std::optional<std::string_view>& v) {
+    return !v || v->empty() ? std::string(name) + " is not set"
+                            : std::string(name) + "='" + std::string(*v) + "' is not an absolute path";
+  };
+  return make_error(errc::not_found,
+                    "tuning file: " + said("XDG_CACHE_HOME", xdg) + ", and " + said("HOME", home) +
+                        "; no tuning file is read or written",
+                    "set XDG_CACHE_HOME (or HOME) to the absolute path of a folder roster may write to");
 }
 
 ROSTER_INLINE expected<std::vector<std::string>> tuning_paths() {
