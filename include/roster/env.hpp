@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
+#include <string>
 #include <string_view>
 
 namespace roster::env {
@@ -36,6 +38,24 @@ namespace roster::env {
 /// choices otherwise.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<std::size_t>> choice(
     const char* name, std::initializer_list<std::string_view> choices);
+
+/// Returns a variable that names a library roster hands to dlopen (the
+/// Vulkan and OpenCL loaders): nullopt when unset or blank; the value when it
+/// is a library name without '/' (the dynamic linker searches its folders),
+/// the path of a regular file (or a link to one), or a path to nothing
+/// (dlopen then says what is missing). A folder, a FIFO, a device or a
+/// socket is an errc::invalid_argument error naming the variable, with `fix`
+/// as its Fix, before dlopen sees it: dlopen blocks for ever on a FIFO, and
+/// misreads the others. The one check of every such variable.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<std::string>> library(const char* name,
+                                                                                  std::string_view fix);
+
+/// Returns text from outside roster (an environment value, a file name, a
+/// driver's or a plugin's word) fit to print on one line: control bytes and
+/// bytes that are not UTF-8 escaped as \n, \xNN (systemd's cescape), cut past
+/// `limit` bytes with the size said. Every message of roster prints such
+/// text through it, so a newline in a value cannot forge a line of its own.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::string printable(std::string_view text, std::size_t limit = 256);
 
 }  // namespace roster::env
 

@@ -8,6 +8,8 @@
 
 #include <roster/detail/json.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 
 #include <fcntl.h>
@@ -335,6 +337,34 @@ TEST(Hostile, ChartFollowsTheOpenRules) {
   r = chart(dir.path + "/new.svg");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(read_text(dir.path + "/new.svg").rfind("<svg", 0), 0u);
+}
+
+// Case 62: ROSTER_OPENCL_LOADER naming a FIFO hung every roster program in
+// dlopen (ROSTER_VULKAN_LOADER had the check). Every variable whose path
+// roster hands to dlopen is checked in one place (roster::env::library):
+// roster-info answers at once, naming the variable, with a Fix.
+TEST(Hostile, ALoaderVariableNamingAFifoIsAnErrorNotAHang) {
+  temp_dir cache, dir;
+  const std::string fifo = dir.path + "/libloader.so.1";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const char* variable : {"ROSTER_OPENCL_LOADER", "ROSTER_VULKAN_LOADER"}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+      std::vector<std::string> argv{"/usr/bin/timeout", "20", ROSTER_INFO_EXE};
+      argv.insert(argv.end(), args.begin(), args.end());
+      const auto start = std::chrono::steady_clock::now();
+      auto r = run(argv, {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt},
+                          {variable, fifo}});
+      const auto took = std::chrono::steady_clock::now() - start;
+      ASSERT_NE(r.status, 124) << variable << ": roster-info hung on the FIFO";
+      EXPECT_LT(took, std::chrono::seconds(15)) << variable;
+      const std::string said = r.out + r.err;
+      EXPECT_NE(said.find(std::string(variable) + "='" + fifo + "' is a FIFO, not a library file"), std::string::npos)
+          << variable << " " << said;
+      EXPECT_NE(said.find(args.empty() ? "Fix: point " + std::string(variable) : "point " + std::string(variable)),
+                std::string::npos)
+          << said;
+    }
+  }
 }
 
 }  // namespace

@@ -14,8 +14,17 @@ namespace {
 
 void open_loader(cl_loader& l) {
   // ROSTER_OPENCL_LOADER names the loader to use instead of the system's.
-  std::string name = "libOpenCL.so.1";
-  if (auto chosen = env::text("ROSTER_OPENCL_LOADER"); chosen && !chosen->empty()) name = std::string(*chosen);
+  // roster::env::library refuses a folder, a FIFO, a device or a socket
+  // before dlopen sees it: dlopen would wait for ever on a FIFO.
+  auto chosen = env::library("ROSTER_OPENCL_LOADER",
+                             "point ROSTER_OPENCL_LOADER at the ICD loader's library file (e.g. "
+                             "/usr/lib/x86_64-linux-gnu/libOpenCL.so.1), or give a library name the dynamic linker "
+                             "finds (libOpenCL.so.1), or unset it to use the system's loader");
+  if (!chosen) {
+    l.failure.emplace(std::move(chosen).error().prepend("opencl"));
+    return;
+  }
+  const std::string name = *chosen ? std::move(**chosen) : std::string("libOpenCL.so.1");
   l.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (l.library == nullptr) {
     const char* why = dlerror();

@@ -8,7 +8,12 @@
 namespace roster::opencl {
 
 expected<std::vector<adapter_info>> backend::enumerate() {
-  if (detail::loader().failure) return std::vector<adapter_info>{};  // no loader: nothing to list
+  // No loader: nothing to list. A ROSTER_OPENCL_LOADER refused before
+  // dlopen (a FIFO, a folder) is the user's mistake: said, not hidden.
+  if (const auto& failure = detail::loader().failure) {
+    if (failure->code() != errc::unavailable) return *failure;
+    return std::vector<adapter_info>{};
+  }
   auto devices = detail::physical_devices();
   if (!devices) return std::move(devices).error();
   std::vector<adapter_info> out;

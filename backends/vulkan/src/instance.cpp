@@ -99,41 +99,17 @@ expected<bool> env_flag(const char* name, bool unset) {
   return v->value_or(unset);
 }
 
-namespace {
-// What a path is, for the message: "a folder", "a FIFO", ...
-std::string_view kind_of(mode_t mode) noexcept {
-  if (S_ISDIR(mode)) return "a folder";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-}  // namespace
-
 expected<std::vector<std::string>> loader_names() {
-  const auto chosen = env::text("ROSTER_VULKAN_LOADER");
-  if (!chosen || chosen->find_first_not_of(" \t") == std::string_view::npos)
-    return std::vector<std::string>{"libvulkan.so.1", "libvulkan.so"};
-  const std::string name(*chosen);
-  auto refuse = [&](std::string_view why) {
-    return make_error(errc::invalid_argument, "vulkan: ROSTER_VULKAN_LOADER='" + name + "' " + std::string(why),
-                      "point ROSTER_VULKAN_LOADER at the Vulkan loader's library file (e.g. "
-                      "/usr/lib/x86_64-linux-gnu/libvulkan.so.1), or give a library name the dynamic linker finds "
-                      "(libvulkan.so.1), or unset it to use the system's loader");
-  };
-  if (name.find('/') == std::string::npos) {
-    // A plain name: the dynamic linker searches its folders for it.
-    if (name == "." || name == ".." || name.find_first_of(" \t\n") != std::string::npos)
-      return refuse("is not a library name");
-    return std::vector<std::string>{name};
-  }
-  // A path: dlopen would block on a FIFO and misread a folder or a device, so
-  // only a regular file (or a link to one) goes to it. A missing file is the
-  // same as no loader (dlopen says so).
-  struct stat st {};
-  if (::stat(name.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
-    return refuse("is " + std::string(kind_of(st.st_mode)) + ", not a library file");
-  return std::vector<std::string>{name};
+  // roster::env::library refuses a folder, a FIFO, a device or a socket
+  // before dlopen sees it (dlopen would block on a FIFO); a missing file is
+  // the same as no loader (dlopen says so).
+  auto chosen = env::library("ROSTER_VULKAN_LOADER",
+                             "point ROSTER_VULKAN_LOADER at the Vulkan loader's library file (e.g. "
+                             "/usr/lib/x86_64-linux-gnu/libvulkan.so.1), or give a library name the dynamic linker "
+                             "finds (libvulkan.so.1), or unset it to use the system's loader");
+  if (!chosen) return std::move(chosen).error().prepend("vulkan");
+  if (!*chosen) return std::vector<std::string>{"libvulkan.so.1", "libvulkan.so"};
+  return std::vector<std::string>{std::move(**chosen)};
 }
 
 validation_log& vlog() {

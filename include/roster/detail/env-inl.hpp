@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <sys/stat.h>
+
 namespace roster::env {
 
 namespace detail_env {
@@ -51,6 +53,33 @@ ROSTER_INLINE expected<std::optional<std::size_t>> choice(const char* name,
     ++i;
   }
   return detail_env::malformed(name, *value, "one of " + words);
+}
+
+ROSTER_INLINE expected<std::optional<std::string>> library(const char* name, std::string_view fix) {
+  const auto value = text(name);
+  if (!value || detail::trim(*value).empty()) return std::optional<std::string>{};
+  const std::string path(*value);
+  auto refuse = [&](std::string_view why) {
+    return make_error(errc::invalid_argument, std::string(name) + "='" + path + "' " + std::string(why), fix);
+  };
+  if (path.find('/') == std::string::npos) {
+    // A plain name: the dynamic linker searches its folders for it.
+    if (path == "." || path == ".." || path.find_first_of(" \t\n") != std::string::npos)
+      return refuse("is not a library name");
+    return std::optional<std::string>(path);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return std::optional<std::string>(path);
+  const char* kind = S_ISDIR(st.st_mode)                         ? "a folder"
+                     : S_ISFIFO(st.st_mode)                      ? "a FIFO"
+                     : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                     : S_ISSOCK(st.st_mode)                      ? "a socket"
+                                                                 : "not a regular file";
+  return refuse("is " + std::string(kind) + ", not a library file");
+}
+
+ROSTER_INLINE std::string printable(std::string_view text, std::size_t limit) {
+  return detail::printable(text, limit);
 }
 
 }  // namespace roster::env
