@@ -280,4 +280,32 @@ TEST(HostileStore, ARelativeHomeOrCacheHomeIsNotUsedAndIsSaid) {
   }
 }
 
+// Case 60: a save through /dev/stdout (which leads through /proc/self/fd/1
+// to the file the shell opened with >>) renamed the new text over that file
+// and made a lock beside it. A path through /dev or /proc is refused.
+TEST(HostileStore, ASaveThroughDevStdoutReplacesNothing) {
+  temp_folder dir;
+  const std::string log = dir.path + "/run.log";
+  std::ofstream(log) << "earlier output\n";
+  struct stat before {};
+  ASSERT_EQ(::stat(log.c_str(), &before), 0);
+  const int status = in_child([&] {
+    const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND);
+    if (fd < 0 || ::dup2(fd, 1) != 1) return 2;
+    for (const char* path : {"/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"}) {
+      auto saved = roster::save_tuning(path, std::vector{record("x")});
+      if (saved) return 1;
+      if (saved.error().what().find("under /dev or /proc") == std::string::npos || saved.error().fix().empty())
+        return std::fprintf(stderr, "%s\n", saved.error().message().c_str()), 3;
+    }
+    return 0;
+  });
+  EXPECT_EQ(status, 0) << "1: the save went through; 3: the error does not say why";
+  struct stat after {};
+  ASSERT_EQ(::stat(log.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "the log was replaced";
+  EXPECT_EQ(read_text(log), "earlier output\n");
+  for (const auto& e : fs::directory_iterator(dir.path)) EXPECT_EQ(e.path().filename(), "run.log") << e.path();
+}
+
 }  // namespace

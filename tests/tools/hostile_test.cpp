@@ -339,6 +339,57 @@ TEST(Hostile, ChartFollowsTheOpenRules) {
   EXPECT_EQ(read_text(dir.path + "/new.svg").rfind("<svg", 0), 0u);
 }
 
+// Case 60: `roster-info bench --export /dev/stdout >> run.log` followed the
+// link to run.log, called it corrupt, kept it aside and renamed a JSON over
+// it. An output that is a stream is written as one: run.log keeps what it
+// had and gets the export (and the chart) appended; nothing is made beside it.
+TEST(Hostile, OutputsThatAreStreamsAreWrittenAsStreams) {
+  temp_dir cache, dir;
+  const std::string log = dir.path + "/run.log", err = dir.path + "/err";
+  write_text(log, "earlier output\n");
+  struct stat before {};
+  ASSERT_EQ(::stat(log.c_str(), &before), 0);
+  auto r = run({"/bin/sh", "-c",
+                "exec /usr/bin/timeout 20 \"$0\" bench --adapter toolfake:1 --size 1K --reps 1 --no-save "
+                "--export /dev/stdout --svg /dev/stdout >> \"$1\"",
+                fake_info, log},
+               {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  EXPECT_EQ(r.status, 0) << r.err;
+  struct stat after {};
+  ASSERT_EQ(::stat(log.c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino) << "run.log was replaced";
+  const std::string text = read_text(log);
+  EXPECT_EQ(text.rfind("earlier output\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\"format\": \"roster-tuning\""), std::string::npos) << text;
+  EXPECT_NE(text.find("<svg"), std::string::npos) << text;
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, std::vector<std::string>{"run.log"}) << "a corrupt copy, a lock or a temporary file was made";
+  // A FIFO that a process reads: the export and the chart go down it, and it stays a FIFO.
+  const std::string fifo = dir.path + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const char* option : {"--export", "--svg"}) {
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    ASSERT_GE(reader, 0);
+    r = run({"/usr/bin/timeout", "20", fake_info, "bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1",
+             "--no-save", option, fifo},
+            {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+    std::string got(1 << 16, '\0');
+    const ssize_t n = ::read(reader, got.data(), got.size());
+    ::close(reader);
+    got.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    EXPECT_EQ(r.status, 0) << option << ": " << r.err;
+    EXPECT_NE(got.find(std::string(option) == "--svg" ? "<svg" : "roster-tuning"), std::string::npos) << got;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)) << option << ": the FIFO was replaced";
+  }
+  names.clear();
+  for (const auto& e : std::filesystem::directory_iterator(dir.path)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"fifo", "run.log"}));
+}
+
 // Case 62: ROSTER_OPENCL_LOADER naming a FIFO hung every roster program in
 // dlopen (ROSTER_VULKAN_LOADER had the check). Every variable whose path
 // roster hands to dlopen is checked in one place (roster::env::library):

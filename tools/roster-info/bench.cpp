@@ -1,6 +1,7 @@
 // roster-info bench: the STREAM set on each adapter, tuning records, SVG.
 
 #include "info.hpp"
+#include "outputs.hpp"
 
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
@@ -527,7 +528,11 @@ int results_status(const std::vector<bench_result>& results) {
 // Writes the chart that --svg asked for; output_failed, said, when it could
 // not (a failure, not a warning), else 0.
 int write_chart(const std::vector<bench_result>& results, const bench_options& o) {
-  auto ok = detail::write_file(o.svg, render_svg(results, o), "the chart", "name a file in a folder you may write to");
+  const std::string svg = render_svg(results, o);
+  // A stream (/dev/stdout, a pipe) is written as one; a file is replaced.
+  auto streamed = write_stream_output(o.svg, svg, "the chart");
+  auto ok = streamed ? std::move(*streamed)
+                     : detail::write_file(o.svg, svg, "the chart", "name a file in a folder you may write to");
   if (!ok) {
     say_error("\n");
     print_error("roster-info bench", ok.error());

@@ -1,6 +1,7 @@
 // roster-info bench: the tuning records it writes.
 
 #include "info.hpp"
+#include "outputs.hpp"
 
 #include <fmt/format.h>
 
@@ -107,6 +108,19 @@ bool export_bench_records(const std::vector<bench_result>& results, const bench_
     adapter_info model;
     model.name = rec.name;
     rec.device = tuning_model_key(model);  // matched by model and driver on every node with this device
+  }
+  // A stream (--export /dev/stdout >> run.log, a pipe) gets these records
+  // as a tuning file's text: it is neither read, merged, locked nor renamed.
+  tuning_file exported;
+  exported.records = records;
+  if (auto streamed = write_stream_output(o.export_path, to_json(exported), "--export")) {
+    if (!*streamed) {
+      print_error("roster-info bench", streamed->error());
+      return false;
+    }
+    say(fmt::format("\nexported {} record{} by device model to {}\n", records.size(), records.size() == 1 ? "" : "s",
+                    o.export_path));
+    return true;
   }
   std::string kept;
   std::vector<roster::error> warnings;

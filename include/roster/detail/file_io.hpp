@@ -10,6 +10,7 @@
 // temporary files, whose names start with temp_prefix.
 
 #include <roster/error.hpp>
+#include <roster/detail/file_place.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -530,8 +531,10 @@ inline expected<std::string> link_target(const std::string& path, std::string_vi
 ///
 /// A path that exists and is not a regular file (a device, a FIFO, a folder)
 /// is refused first, before any lock file is made beside it (as root,
-/// --export /dev/full would otherwise create /dev/full.lock). `place_fix`
-/// says how to name another file.
+/// --export /dev/full would otherwise create /dev/full.lock), and so is a
+/// path whose link chain passes through /dev or /proc (/dev/stdout leads to
+/// the file the shell opened). The lock is TARGET.lock, beside the file at
+/// the end of path's link chain. `place_fix` says how to name another file.
 template <class F>
 expected<void> locked_replace(const std::string& path, std::string_view label, F&& make_text,
                               std::string_view place_fix = cache_place_fix) {
@@ -540,6 +543,15 @@ expected<void> locked_replace(const std::string& path, std::string_view label, F
                       std::string(label) + " " + path + " is " + kind +
                           ", not a regular file; it is not replaced, and nothing is written",
                       not_regular_fix(path, kind, place_fix));
+  // /dev/stdout leads through /proc/self/fd/1 to whatever the shell opened
+  // (a log opened with >>): a regular file to stat, which a rename would
+  // replace and a lock would sit beside. No path through /dev or /proc is.
+  if (const std::string hop = special_place(path); !hop.empty())
+    return make_error(errc::io,
+                      std::string(label) + " " + path + " leads to " + hop +
+                          ", under /dev or /proc: it is not replaced, no lock is made beside it, and nothing is "
+                          "written",
+                      "name a regular file outside /dev and /proc, or " + std::string(place_fix));
   const auto slash = path.rfind('/');
   if (slash != std::string::npos && slash > 0)
     if (auto ok = make_folders(path.substr(0, slash), label, place_fix); !ok) return ok;

@@ -67,7 +67,8 @@ enum class tuning_mode : std::uint8_t {
 /// PATH.corrupt-TIME (its name is stored in kept_corrupt when given) and its
 /// valid records are carried over. A file of a newer format version is
 /// neither replaced nor set aside: errc::unsupported, nothing written. A path
-/// that is not a regular file is refused before PATH.lock is made. A figure not above 0 or beyond
+/// that is not a regular file, or whose link chain passes through /dev or
+/// /proc (/dev/stdout), is refused before a lock file is made. A figure not above 0 or beyond
 /// tuning_max_gbps is not recorded: each such is a warning, added to
 /// `warnings` when given (and traced). A file that would hold more than
 /// tuning_record_limit records is an error and is left as it is. A record
