@@ -390,6 +390,42 @@ TEST(Hostile, OutputsThatAreStreamsAreWrittenAsStreams) {
   EXPECT_EQ(names, (std::vector<std::string>{"fifo", "run.log"}));
 }
 
+// Case 61: `roster-info bench --svg ~/.cache/roster/tuning.json` exited 0
+// with the chart where the records were. An output naming roster's tuning
+// file or its lock (by inode, through a link, or by path before it exists)
+// is refused before anything is measured.
+TEST(Hostile, OutputsOverTheTuningFileAreRefused) {
+  temp_dir cache, dir;
+  const std::string tuning = cache.path + "/roster/tuning.json";
+  auto bench = [&](const std::string& option, const std::string& path) {
+    return run({"/usr/bin/timeout", "20", fake_info, "bench", "--adapter", "toolfake:1", "--size", "1K", "--reps",
+                "1", "--no-save", option, path},
+               {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  };
+  // Before the file exists: by its path.
+  auto r = bench("--svg", tuning);
+  EXPECT_EQ(r.status, roster::info::usage_error) << r.err;
+  EXPECT_NE(r.err.find("roster's tuning file " + tuning), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix: "), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tuning));
+  r = run({fake_info, "bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1"},
+          {{"XDG_CACHE_HOME", cache.path}, {"ROSTER_DEVICE_SELECTOR", std::nullopt}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string records = read_text(tuning);
+  ASSERT_NE(records.find("roster-tuning"), std::string::npos);
+  const std::string link = dir.path + "/link.svg";
+  ASSERT_EQ(::symlink(tuning.c_str(), link.c_str()), 0);
+  for (const auto& [option, path] : std::vector<std::pair<std::string, std::string>>{
+           {"--svg", tuning}, {"--svg", link}, {"--svg", tuning + ".lock"}, {"--export", tuning},
+           {"--export", link}, {"--export", tuning + ".lock"}}) {
+    r = bench(option, path);
+    EXPECT_EQ(r.status, roster::info::usage_error) << option << " " << path << ": " << r.err;
+    EXPECT_NE(r.err.find(option + " " + path + " is "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Fix: "), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(tuning), records) << option << " " << path;
+  }
+}
+
 // Case 62: ROSTER_OPENCL_LOADER naming a FIFO hung every roster program in
 // dlopen (ROSTER_VULKAN_LOADER had the check). Every variable whose path
 // roster hands to dlopen is checked in one place (roster::env::library):

@@ -545,6 +545,15 @@ int write_chart(const std::vector<bench_result>& results, const bench_options& o
 }  // namespace
 
 int run_bench(const bench_options& o) {
+  // An output over roster's own records (--svg ~/.cache/roster/tuning.json)
+  // is refused before anything is measured.
+  for (const auto& [option, path] : {std::pair<std::string_view, const std::string*>{"--svg", &o.svg},
+                                     {"--export", &o.export_path}})
+    if (!path->empty())
+      if (auto refused = names_a_tuning_file(option, *path)) {
+        print_error("roster-info bench", *refused);
+        return usage_error;
+      }
   std::vector<target> targets;
   if (!o.adapters.empty()) {
     if (const int status = named_targets(o.adapters, targets); status != 0) return status;

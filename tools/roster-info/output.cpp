@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -94,6 +96,28 @@ bool stdout_written(std::string_view what) {
                                              output_fix(stdout_errno)));
   }
   return false;
+}
+
+std::optional<roster::error> names_a_tuning_file(std::string_view option, const std::string& path) {
+  std::vector<std::string> files;
+  if (auto own = tuning_path()) files.push_back(*own);
+  if (option != "--export")
+    if (auto listed = tuning_paths())
+      for (const auto& f : *listed)
+        if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  for (const auto& file : files)
+    for (const std::string& kept : {file, file + ".lock"}) {
+      if (!detail::same_file(path, kept)) continue;
+      const bool lock = kept.ends_with(".lock");
+      return roster::error(errc::invalid_argument,
+                           std::string(option) + " " + path + " is " +
+                               (lock ? "the lock file of roster's tuning file " + file
+                                     : "roster's tuning file " + kept) +
+                               "; roster-info does not write over it",
+                           "name another file for " + std::string(option) + ", e.g. " +
+                               (option == "--svg" ? "--svg stream.svg" : "--export /site/roster.json"));
+    }
+  return std::nullopt;
 }
 
 std::optional<expected<void>> write_stream_output(const std::string& path, std::string_view text,

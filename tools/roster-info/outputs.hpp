@@ -10,6 +10,13 @@
 
 namespace roster::info {
 
+/// Returns the error for an output option (--svg, --export) that names a
+/// file roster keeps records in: the user's tuning file, a ROSTER_TUNING_PATH
+/// file (for --svg; --export is how site files are written), or the lock
+/// file of either. Compared by device and inode, else by resolved path.
+/// Nothing when the path names none of them.
+std::optional<roster::error> names_a_tuning_file(std::string_view option, const std::string& path);
+
 /// Writes text to an output the user named that is a stream, not a file to
 /// replace: a descriptor of this process (/dev/stdout, /dev/fd/N, a link to
 /// one) is written where it stands (a log opened with >> gets the text
