@@ -72,4 +72,38 @@ inline std::string fixed(double x, int decimals = 1) {
   return buf;
 }
 
+/// Returns text from outside roster (environment, files, drivers, plugins,
+/// the command line) fit to print on one line: control bytes and bytes that
+/// are not UTF-8 as \n, \t, \xNN (C's escapes, as systemd's cescape writes
+/// them), a backslash doubled; past `limit` bytes cut, with the size said.
+inline std::string printable(std::string_view s, std::size_t limit = 256) {
+  constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  const std::string_view shown = s.substr(0, limit);
+  for (std::size_t i = 0; i < shown.size();) {
+    const auto c = static_cast<unsigned char>(shown[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    for (std::size_t k = 1; k < len; ++k)
+      if (i + k >= shown.size() || (static_cast<unsigned char>(shown[i + k]) & 0xc0) != 0x80) len = 0;
+    if (len > 1) {
+      out.append(shown.substr(i, len));
+      i += len;
+      continue;
+    }
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+    ++i;
+  }
+  if (s.size() > limit) out += "... (" + std::to_string(s.size()) + " bytes in all)";
+  return out;
+}
+
 }  // namespace roster::detail
