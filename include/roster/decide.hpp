@@ -14,6 +14,7 @@
 #include <roster/error.hpp>
 #include <roster/program.hpp>
 #include <roster/select.hpp>
+#include <roster/detail/bind_policy.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -33,6 +34,13 @@ enum class role : std::uint8_t {
 /// Returns "primary" or "auxiliary".
 constexpr std::string_view to_string(role r) noexcept { return r == role::primary ? "primary" : "auxiliary"; }
 
+/// Parses a policy: "closest", "map_gpu:0,1,1,0", "single:2" or "none" (any
+/// case); a bad word is an errc::invalid_argument error that quotes it.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<bind_policy> parse_bind_policy(std::string_view text);
+
+/// Returns the policy ROSTER_GPU_BIND names, else closest.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<bind_policy> bind_policy_from_env();
+
 /// What the decision is asked for.
 struct decision_request {
   roster::role role = roster::role::primary;
@@ -40,6 +48,7 @@ struct decision_request {
   std::optional<element_type> type;      ///< its element type; unset: either
   const roster::program* program = nullptr;  ///< the work itself (its ops, type and calls); replaces ops and type
   bool follow_launcher = true;           ///< under an MPI launcher, start from the local rank's circuit
+  std::optional<bind_policy> bind;       ///< how the launcher's ranks are placed; unset: bind_policy_from_env()
 };
 
 /// An adapter the decision did not choose, and why.
@@ -51,8 +60,11 @@ struct passed_over {
 /// Where the launcher's rank was bound.
 struct launcher_binding {
   local_rank_info rank;
-  std::size_t pool = 0;  ///< circuits ranks go round-robin over
+  std::size_t pool = 0;  ///< circuits ranks are placed on (the same for every rank of the node)
   std::size_t slot = 0;  ///< this rank's place among them
+  bind_policy policy;    ///< the policy that placed it
+  std::string placed;    ///< how the policy placed it
+  std::vector<std::vector<int>> pool_cpus;  ///< each pool circuit's local CPUs, empty when unknown
 };
 
 /// The decision: the adapter, its circuit, the other adapters in the order
@@ -102,9 +114,12 @@ struct routed_device {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type);
 
 namespace detail {
-/// The circuits ranks go round-robin over: the identified GPU circuits (an
-/// adapter with neither UUID nor PCI address takes no ranks unless the
-/// selector names it); the others only when no GPU circuit is left.
+/// The circuits ranks are placed on: the identified GPU circuits (an adapter
+/// with neither UUID nor PCI address takes no ranks unless the selector names
+/// it); the others only when no GPU circuit is left. Ordered by facts that are
+/// the same for every rank of a node (selector term, type, PCI address, UUID),
+/// never by occupancy or records, so ranks that look at different moments
+/// build the same pool.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<const circuit*> rank_pool(std::span<const circuit> list);
 }  // namespace detail
 

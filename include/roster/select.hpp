@@ -84,15 +84,36 @@ struct local_rank_info {
 /// The most ranks roster accepts on one node.
 inline constexpr int local_rank_limit = 65536;
 
-/// Reads the local rank from the first set of OMPI_COMM_WORLD_LOCAL_RANK (Open
-/// MPI), MV2_COMM_WORLD_LOCAL_RANK (MVAPICH), MPI_LOCALRANKID (MPICH/Hydra),
-/// SLURM_LOCALID, PMI_LOCAL_RANK, PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, and the
-/// local size from its partner (OMPI_COMM_WORLD_LOCAL_SIZE,
-/// MV2_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS, SLURM_NTASKS_PER_NODE,
-/// PMI_LOCAL_SIZE, PMIX_LOCAL_SIZE, PALS_LOCAL_SIZE). Returns nullopt outside a
+/// Reads the local rank: the one handed in with set_node_ranks (an MPI
+/// communicator's, through roster/mpi.hpp), else the first set of
+/// OMPI_COMM_WORLD_LOCAL_RANK (Open MPI), MV2_COMM_WORLD_LOCAL_RANK (MVAPICH),
+/// MPI_LOCALRANKID (MPICH/Hydra), SLURM_LOCALID, PMI_LOCAL_RANK,
+/// PMIX_LOCAL_RANK, PALS_LOCAL_RANKID, FLUX_TASK_LOCAL_ID (Flux),
+/// JSM_NAMESPACE_LOCAL_RANK (jsrun), and the local size from its partner
+/// (OMPI_COMM_WORLD_LOCAL_SIZE, MV2_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS,
+/// SLURM_NTASKS_PER_NODE, PMI_LOCAL_SIZE, PMIX_LOCAL_SIZE, PALS_LOCAL_SIZE,
+/// none for Flux, JSM_NAMESPACE_LOCAL_SIZE). Returns nullopt outside a
 /// launcher; a value that is not a whole number, a size past local_rank_limit,
 /// or a rank not below the size is an error.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank();
+
+/// What an MPI communicator says of the ranks on this node.
+struct node_ranks {
+  int rank = 0;                     ///< this process's rank among them
+  int size = 0;                     ///< ranks on this node
+  std::vector<std::vector<int>> cpus;  ///< each local rank's CPUs (sched_getaffinity), by local rank; may be empty
+};
+
+/// Makes local_rank() answer from `ranks` for the rest of the process (or
+/// from the launcher again, given nullopt).
+/// Returns a note when a launcher variable names another local rank or size
+/// (empty when they agree or none is set); an invalid `ranks` is an error.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::string> set_node_ranks(std::optional<node_ranks> ranks);
+
+namespace detail {
+/// Returns the node's ranks handed to set_node_ranks, if any.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<node_ranks> handed_node_ranks();
+}  // namespace detail
 
 }  // namespace roster
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """A real mpirun -np 4 of `roster-info bind` over the two toolfake GPUs (and
 the `other` device and the CPU it must not use): one JSON line per rank, two
-ranks on each GPU, none elsewhere, every local rank once.
+ranks on each GPU, none elsewhere, every local rank once. Then the lines go
+through `roster-info bind --check -`: the job check passes them (two ranks a
+GPU, none idle), and with ROSTER_GPU_BIND=map_gpu:0 (every rank on GPU 0)
+it reports the ranks sharing while GPU 1 idles, with exit status 8.
 
 usage: bind_mpirun.py MPIRUN ROSTER_INFO"""
 import collections
@@ -36,6 +39,32 @@ for r in rows:
             problems.append(f'rank {r.get("local_rank")}: no {key}')
     if r.get('sharing') != 2 or 'share one GPU' not in r.get('warning', ''):
         problems.append(f'rank {r.get("local_rank")}: the sharing is not reported')
+
+
+def check(lines, *extra):
+    return subprocess.run([info, 'bind', '--check', '-', *extra], input=lines, capture_output=True, text=True,
+                          timeout=60, env=env)
+
+
+c = check(p.stdout, '--json')
+print(c.stdout, c.stderr)
+if c.returncode != 0 or not json.loads(c.stdout)['ok']:
+    problems.append(f'the job check of a sound binding exited {c.returncode}: {c.stdout} {c.stderr}')
+planted_env = dict(env, ROSTER_GPU_BIND='map_gpu:0')
+q = subprocess.run(cmd + ['-x', 'ROSTER_GPU_BIND', info, 'bind'], capture_output=True, text=True, timeout=120,
+                   env=planted_env)
+rows = [json.loads(l) for l in q.stdout.splitlines() if l.startswith('{')]
+if q.returncode != 0 or collections.Counter(r['adapter'] for r in rows) != collections.Counter({'toolfake:0': 4}):
+    problems.append(f'map_gpu:0 did not put the four ranks on toolfake:0: {q.stdout} {q.stderr}')
+if any(r.get('policy') != "map_gpu:0 (ROSTER_GPU_BIND='map_gpu:0')" for r in rows):
+    problems.append('a record does not name the policy that placed it')
+c = check(q.stdout)
+print(c.stdout, c.stderr)
+if c.returncode != 8 or 'shared while idle' not in c.stdout or 'stands idle' not in c.stdout:
+    problems.append(f'the planted collision was not reported with status 8 (status {c.returncode})')
+if check('').returncode != 2:
+    problems.append('a check of no records is not a usage error')
 if problems:
     sys.exit('FAIL: ' + '; '.join(problems))
-print('ok: 4 ranks, 2 on each GPU, none on the CPU or the other device')
+print('ok: 4 ranks, 2 on each GPU, none on the CPU or the other device; the job check passes it and reports a '
+      'planted collision')

@@ -4,12 +4,15 @@
 
 #include <roster/acquire.hpp>
 #include <roster/binding.hpp>
+#include <roster/env.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -92,6 +95,7 @@ struct command_line {
   std::vector<std::string> shapes;
   bool no_kernels = false;
   bool pin = false;
+  std::string check;
   CLI::App* bench_cmd = nullptr;
   CLI::App* bind_cmd = nullptr;
 };
@@ -156,6 +160,11 @@ void add_bind_command(CLI::App& app, command_line& cl) {
   cl.bind_cmd = app.add_subcommand("bind", "Bind this rank to a device as roster::bind_rank does (run it under "
                                            "mpirun or srun) and print the binding as one JSON line");
   cl.bind_cmd->add_flag("--pin", cl.pin, "Also pin the process to the CPUs local to its device");
+  cl.bind_cmd->add_option("--check", cl.check,
+                          "Check a whole job's placement instead of binding: read the lines `roster-info bind` "
+                          "printed on every rank from FILE ('-' for standard input), e.g. `mpirun -np 8 roster-info "
+                          "bind | roster-info bind --check -`, and print a table (or --json)")
+      ->type_name("FILE");
 }
 
 // Checks the bench's options, completes them and runs the bench; returns the exit status.
@@ -230,6 +239,12 @@ int run(int argc, char** argv) {
 
   if (*cl.bench_cmd) return bench_command(cl);
   if (*cl.bind_cmd) {
+    if (cl.bind_cmd->count("--check") > 0) {
+      if (cl.check.empty())
+        return usage("roster-info bind", "--check names no file",
+                     "write --check FILE, or --check - to read the ranks' lines from standard input");
+      return run_bind_check(cl.check, cl.json);
+    }
     if (const int status = check_requirements(cl.require, nullptr); status != 0) return status;
     return run_bind(cl.pin);
   }
@@ -277,6 +292,60 @@ int run_bind(bool pin) {
   }
   say(roster::binding_record(*b) + "\n");
   return stdout_written("the binding") ? 0 : output_failed;
+}
+
+namespace {
+std::string_view trim_line(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+}  // namespace
+
+int run_bind_check(const std::string& path, bool json) {
+  // At most this many bytes of records: a million ranks of about 1 KiB each.
+  constexpr std::size_t limit = std::size_t{1} << 30;
+  std::FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
+  if (in == nullptr) {
+    const int e = errno;
+    print_error("roster-info bind --check",
+                roster::error(errc::not_found, "cannot read '" + roster::env::printable(path) + "': " + std::strerror(e),
+                              "name the file the ranks' `roster-info bind` lines were written to, or - for "
+                              "standard input"));
+    return usage_error;
+  }
+  std::vector<std::string> records;
+  std::string line, all;
+  char buf[65536];
+  std::size_t got = 0, total = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, in)) > 0 && total <= limit) {
+    all.append(buf, got);
+    total += got;
+  }
+  const bool read_error = std::ferror(in) != 0;
+  if (in != stdin) std::fclose(in);
+  if (read_error || total > limit) {
+    print_error("roster-info bind --check",
+                roster::error(errc::invalid_argument,
+                              "'" + roster::env::printable(path) + "' " +
+                                  (read_error ? "could not be read to its end" : "holds more than 1 GiB"),
+                              "give it the lines `roster-info bind` printed, one per rank"));
+    return usage_error;
+  }
+  for (std::size_t at = 0; at < all.size();) {
+    const auto end = std::min(all.find('\n', at), all.size());
+    const std::string_view l = trim_line(std::string_view(all).substr(at, end - at));
+    if (!l.empty()) records.emplace_back(l);
+    at = end + 1;
+  }
+  auto check = roster::check_placement(records);
+  if (!check) {
+    print_error("roster-info bind --check", check.error());
+    return usage_error;
+  }
+  say(json ? check->json() + "\n" : check->table());
+  const bool written = stdout_written("the job check");
+  return check->ok() ? (written ? 0 : output_failed) : placement_problem;
 }
 
 int main(int argc, char** argv) {

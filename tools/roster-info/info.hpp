@@ -37,6 +37,8 @@ inline constexpr int wrong_result = 5;
 inline constexpr int bind_failed = 6;
 /// Exit status when `bench` measured nothing on an adapter it was asked to measure.
 inline constexpr int nothing_measured = 7;
+/// Exit status when `bind --check` found a problem in the job's placement.
+inline constexpr int placement_problem = 8;
 
 /// Every exit status, in order. When more than one applies, the lowest is
 /// given, except output_failed, which is given only when nothing else failed.
@@ -58,6 +60,9 @@ inline constexpr exit_status exit_statuses[] = {
     {nothing_measured, "`bench` measured nothing on an adapter it was asked for (it did not open, its buffers could "
                        "not be allocated, every figure failed), or found no adapter to measure; stderr says why, "
                        "with a `Fix:`"},
+    {placement_problem, "`bind --check` found a problem in the job's placement (ranks sharing a device while "
+                        "another idles, ranks far from their device, nodes whose pools differ, a record it could "
+                        "not read): the table (or `--json`) says which"},
 };
 
 /// Returns the status to exit with when both apply (see exit_statuses).
@@ -224,6 +229,9 @@ int check_requirements(const std::vector<std::string>& require, const std::vecto
 
 /// Runs `roster-info bind`: prints this rank's binding as one JSON line; returns the exit status.
 int run_bind(bool pin);
+/// Reads binding records (one JSON line per rank, `-` for standard input),
+/// checks the job's placement and prints it; returns the exit status.
+int run_bind_check(const std::string& path, bool json);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
 /// Writes the tuning record of each adapter with figures and no wrong result

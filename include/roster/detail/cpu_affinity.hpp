@@ -8,6 +8,7 @@
 #include <roster/detail/text.hpp>
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -75,6 +76,17 @@ inline cpu_locality read_cpu_locality(const std::string& pci_address, const std:
   if (auto cpus = parse_cpu_list(read_small_file(dev + "/local_cpulist"))) out.cpus = std::move(*cpus);
   const std::string numa = read_small_file(dev + "/numa_node");
   if (auto n = parse_uint(numa, 65535)) out.numa_node = static_cast<int>(*n);
+  return out;
+}
+
+/// Returns the node's online CPUs (sysfs devices/system/cpu/online under the
+/// sysfs root, else 0 to sysconf's count - 1).
+inline std::vector<int> online_cpus(const std::string& root = sysfs_root()) {
+  if (auto cpus = parse_cpu_list(read_small_file(root + "/devices/system/cpu/online")); cpus && !cpus->empty())
+    return std::move(*cpus);
+  std::vector<int> out;
+  const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
+  for (long c = 0; c < n && c < max_cpu; ++c) out.push_back(static_cast<int>(c));
   return out;
 }
 

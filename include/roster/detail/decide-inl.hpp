@@ -8,6 +8,7 @@
 #include <roster/tuning/store.hpp>
 #include <roster/detail/env.hpp>
 #include <roster/detail/measure.hpp>
+#include <roster/detail/placement.hpp>
 #include <roster/detail/requirement.hpp>
 
 #include <algorithm>
@@ -115,24 +116,47 @@ inline expected<const circuit*> primary_circuit(std::span<const circuit> list, s
   return &list.front();
 }
 
+// Places the launcher's rank on the pool by the policy; returns its circuit.
+inline const circuit* place_launcher_rank(std::span<const circuit> list, const local_rank_info& rank,
+                                          bind_policy policy, decision& d, std::string& why) {
+  const auto pool = rank_pool(list);
+  placement_input in;
+  in.rank = static_cast<std::size_t>(rank.rank);
+  in.size = rank.size > 0 ? static_cast<std::size_t>(rank.size) : 0;
+  for (const circuit* c : pool) {
+    cpu_locality local = read_cpu_locality(normalize_pci(c->adapter.pci_address));
+    for (const auto& alt : c->alternates)
+      if (local.cpus.empty()) local = read_cpu_locality(normalize_pci(alt.pci_address));
+    in.pool_cpus.push_back(std::move(local.cpus));
+  }
+  in.allowed = allowed_cpus();
+  in.online = online_cpus();
+  if (auto handed = handed_node_ranks()) in.peers = handed->cpus;
+  const placement p = place_rank(policy, in);
+  d.launcher = launcher_binding{rank, pool.size(), p.slot, std::move(policy), p.why, std::move(in.pool_cpus)};
+  why = "local rank " + std::to_string(rank.rank) + " (" + rank.rank_variable + ") -> " + describe(*pool[p.slot]) +
+        " by " + d.launcher->policy.str() + " (" + d.launcher->policy.source + "): " + p.why;
+  return pool[p.slot];
+}
+
 // The circuits to try, in order, for a role; fills the launcher binding.
 inline expected<std::vector<const circuit*>> circuits_for(std::span<const circuit> list, const decision_request& r,
                                                           decision& d, std::optional<device_spec>& named) {
   std::vector<const circuit*> order;
   auto rank = local_rank();
   if (!rank) return std::move(rank).error();
+  auto policy = r.bind ? expected<bind_policy>(*r.bind) : bind_policy_from_env();
+  if (!policy) return std::move(policy).error();
   std::string why;
   const circuit* first = nullptr;
-  if (r.follow_launcher && *rank) {
-    const auto pool = rank_pool(list);
-    const std::size_t slot = static_cast<std::size_t>((*rank)->rank) % pool.size();
-    d.launcher = launcher_binding{**rank, pool.size(), slot};
-    first = pool[slot];
-    why = "local rank " + std::to_string((*rank)->rank) + " (" + (*rank)->rank_variable + ") -> " + describe(*first) +
-          " (" + std::to_string(slot + 1) + " of " + std::to_string(pool.size()) + " circuits ranks share)";
+  if (r.follow_launcher && *rank && policy->kind != gpu_bind::none) {
+    first = place_launcher_rank(list, **rank, std::move(*policy), d, why);
     d.reasons.push_back("launcher: " + why);
   } else {
-    d.reasons.push_back(std::string("launcher: ") + (*rank ? "not followed (asked so)" : "none"));
+    d.reasons.push_back(std::string("launcher: ") +
+                        (!*rank              ? "none"
+                         : !r.follow_launcher ? "not followed (asked so)"
+                                              : "not followed: " + policy->str() + " (" + policy->source + ")"));
     auto p = primary_circuit(list, why, named);
     if (!p) return std::move(p).error();
     first = *p;
@@ -278,6 +302,65 @@ inline expected<decision> decide_scanned(const decision_request& r) {
 
 }  // namespace detail
 
+ROSTER_INLINE std::string bind_policy::str() const {
+  switch (kind) {
+    case gpu_bind::closest: return "closest";
+    case gpu_bind::none: return "none";
+    case gpu_bind::single: return "single:" + std::to_string(ranks_per_device);
+    case gpu_bind::map: break;
+  }
+  std::string out = "map_gpu:";
+  for (std::size_t i = 0; i < map.size(); ++i) out += (i ? "," : "") + std::to_string(map[i]);
+  return out;
+}
+
+ROSTER_INLINE expected<bind_policy> parse_bind_policy(std::string_view text) {
+  const std::string_view t = detail::trim(text);
+  bind_policy p;
+  auto bad = [&](std::string_view what) {
+    return make_error(errc::invalid_argument, "binding policy '" + detail::printable(text) + "': " + std::string(what),
+                      "write closest, map_gpu:I[,I...] (pool indices, one per local rank), single:N (N ranks per "
+                      "device) or none, as Slurm's --gpu-bind names them");
+  };
+  if (detail::iequal(t, "closest")) return p;
+  if (detail::iequal(t, "none")) {
+    p.kind = gpu_bind::none;
+    return p;
+  }
+  const auto colon = t.find(':');
+  const std::string_view word = t.substr(0, colon), rest = colon == std::string_view::npos ? "" : t.substr(colon + 1);
+  if (detail::iequal(word, "single")) {
+    const auto n = detail::parse_uint(detail::trim(rest), local_rank_limit);
+    if (!n || *n == 0) return bad("single takes a whole number of ranks per device, 1 to 65536");
+    p.kind = gpu_bind::single;
+    p.ranks_per_device = static_cast<std::size_t>(*n);
+    return p;
+  }
+  if (detail::iequal(word, "map_gpu")) {
+    p.kind = gpu_bind::map;
+    std::string_view list = rest;
+    while (p.map.size() <= static_cast<std::size_t>(local_rank_limit)) {
+      const auto comma = list.find(',');
+      const auto n = detail::parse_uint(detail::trim(list.substr(0, comma)), local_rank_limit);
+      if (!n) return bad("map_gpu takes a comma-separated list of pool indices");
+      p.map.push_back(static_cast<std::size_t>(*n));
+      if (comma == std::string_view::npos) return p;
+      list.remove_prefix(comma + 1);
+    }
+    return bad("map_gpu lists more entries than a node has ranks");
+  }
+  return bad("not a policy");
+}
+
+ROSTER_INLINE expected<bind_policy> bind_policy_from_env() {
+  const auto v = detail::env_nonblank(detail::env_gpu_bind);
+  if (!v) return bind_policy{};
+  auto p = parse_bind_policy(*v);
+  if (!p) return std::move(p).error().prepend(detail::env_gpu_bind);
+  p->source = std::string(detail::env_gpu_bind) + "='" + detail::printable(*v) + "'";
+  return p;
+}
+
 ROSTER_INLINE std::vector<const circuit*> detail::rank_pool(std::span<const circuit> list) {
   std::vector<const circuit*> pool;
   auto sel = selector_from_env();
@@ -299,6 +382,29 @@ ROSTER_INLINE std::vector<const circuit*> detail::rank_pool(std::span<const circ
       if (c.identified() || c.type() == device_type::cpu || named(c)) pool.push_back(&c);
   if (pool.empty())
     for (const auto& c : list) pool.push_back(&c);
+  // The same order on every rank: the selector term that keeps a circuit,
+  // its type, its PCI address, its UUID; never occupancy or records, which
+  // change as sibling ranks open their contexts and measure.
+  auto term = [&](const circuit* c) {
+    std::size_t i = 0;
+    if (sel)
+      for (; i < sel->terms.size(); ++i) {
+        const auto& t = sel->terms[i];
+        if (t.exclude) continue;
+        if (t.matches(c->adapter) ||
+            std::any_of(c->alternates.begin(), c->alternates.end(), [&](const adapter_info& a) { return t.matches(a); }))
+          break;
+      }
+    return i;
+  };
+  std::stable_sort(pool.begin(), pool.end(), [&](const circuit* x, const circuit* y) {
+    if (term(x) != term(y)) return term(x) < term(y);
+    if (x->type() != y->type()) return x->type() < y->type();
+    const std::string px = normalize_pci(x->adapter.pci_address), py = normalize_pci(y->adapter.pci_address);
+    if (px.empty() != py.empty()) return !px.empty();
+    if (px != py) return px < py;
+    return x->identity() < y->identity();
+  });
   return pool;
 }
 

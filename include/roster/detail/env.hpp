@@ -24,6 +24,7 @@ inline constexpr const char* env_trace = "ROSTER_TRACE";
 inline constexpr const char* env_require = "ROSTER_REQUIRE";
 inline constexpr const char* env_sysfs_root = "ROSTER_SYSFS_ROOT";
 inline constexpr const char* env_bind_cpus = "ROSTER_BIND_CPUS";
+inline constexpr const char* env_gpu_bind = "ROSTER_GPU_BIND";
 
 /// Returns the value of an environment variable, or nullopt when it is unset.
 inline std::optional<std::string_view> env_text(const char* name) noexcept {

@@ -4,6 +4,7 @@
 #include <roster/select.hpp>
 
 #include <algorithm>
+#include <mutex>
 #include <roster/detail/env.hpp>
 #include <roster/detail/text.hpp>
 
@@ -272,7 +273,65 @@ ROSTER_INLINE expected<selector> selector_from_env() {
   return s;
 }
 
+namespace detail {
+struct handed_ranks {
+  std::mutex mutex;
+  std::optional<node_ranks> ranks;
+};
+inline handed_ranks& node_ranks_store() {
+  static handed_ranks store;
+  return store;
+}
+// The launcher variables' local rank, ignoring what was handed in.
+ROSTER_INLINE expected<std::optional<local_rank_info>> launcher_local_rank();
+}  // namespace detail
+
+ROSTER_INLINE std::optional<node_ranks> detail::handed_node_ranks() {
+  auto& s = node_ranks_store();
+  std::lock_guard lock(s.mutex);
+  return s.ranks;
+}
+
+ROSTER_INLINE expected<std::string> set_node_ranks(std::optional<node_ranks> ranks) {
+  try {
+    if (ranks && (ranks->size < 1 || ranks->size > local_rank_limit || ranks->rank < 0 || ranks->rank >= ranks->size ||
+                  (!ranks->cpus.empty() && ranks->cpus.size() != static_cast<std::size_t>(ranks->size))))
+      return make_error(errc::invalid_argument,
+                        "set_node_ranks: rank " + std::to_string(ranks->rank) + " of " + std::to_string(ranks->size) +
+                            " local ranks (with " + std::to_string(ranks->cpus.size()) + " CPU sets) is not a node's",
+                        "hand in the rank and size of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) (roster::mpi::bind "
+                        "does), with one CPU set per local rank or none");
+    std::string note;
+    if (ranks) {
+      auto env = detail::launcher_local_rank();
+      if (env && *env && ((*env)->rank != ranks->rank || ((*env)->size > 0 && (*env)->size != ranks->size)))
+        note = (*env)->rank_variable + "=" + std::to_string((*env)->rank) +
+               ((*env)->size > 0 ? ", " + (*env)->size_variable + "=" + std::to_string((*env)->size) : std::string{}) +
+               " disagree with the communicator (local rank " + std::to_string(ranks->rank) + " of " +
+               std::to_string(ranks->size) + "): the communicator's are used";
+    }
+    auto& s = detail::node_ranks_store();
+    std::lock_guard lock(s.mutex);
+    s.ranks = std::move(ranks);
+    return note;
+  } catch (...) {
+    return make_error(errc::out_of_memory, "set_node_ranks: out of memory", "check the memory available to the process");
+  }
+}
+
 ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
+  if (auto handed = detail::handed_node_ranks()) {
+    local_rank_info info;
+    info.rank = handed->rank;
+    info.size = handed->size;
+    info.rank_variable = "MPI_Comm_split_type";
+    info.size_variable = "MPI_Comm_size";
+    return std::optional<local_rank_info>(std::move(info));
+  }
+  return detail::launcher_local_rank();
+}
+
+ROSTER_INLINE expected<std::optional<local_rank_info>> detail::launcher_local_rank() {
   struct pair {
     const char* rank;
     const char* size;
@@ -285,6 +344,8 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
       {"PMI_LOCAL_RANK", "PMI_LOCAL_SIZE"},
       {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
       {"PALS_LOCAL_RANKID", "PALS_LOCAL_SIZE"},
+      {"FLUX_TASK_LOCAL_ID", nullptr},  // Flux sets no local size
+      {"JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE"},
   };
   // `what` is what the variable holds, for the Fix: "local index" or "local rank count".
   auto parse = [](const char* name, std::string_view text, const char* what) -> expected<int> {
@@ -307,7 +368,7 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
     local_rank_info info;
     info.rank = *rank;
     info.rank_variable = p.rank;
-    if (const auto s = detail::env_text(p.size)) {
+    if (const auto s = p.size != nullptr ? detail::env_text(p.size) : std::nullopt) {
       auto size = parse(p.size, *s, "local rank count");
       if (!size) return std::move(size).error();
       if (*size == 0)
@@ -324,12 +385,13 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> local_rank() {
                         std::string(p.rank) + "='" + std::string(*r) + "'" +
                             (info.size_variable.empty() ? std::string{} : ", " + info.size_variable + "=" + std::to_string(info.size)) +
                             ": more than " + std::to_string(local_rank_limit) + " local ranks",
-                        "check the launcher's environment: " + std::string(p.rank) + " and " + p.size +
+                        "check the launcher's environment: " + std::string(p.rank) +
+                            (p.size != nullptr ? std::string(" and ") + p.size : std::string{}) +
                             " come from mpirun or srun, and a node runs at most " + std::to_string(local_rank_limit) +
                             " ranks");
     if (info.size > 0 && info.rank >= info.size)
       return make_error(errc::invalid_argument,
-                        std::string(p.rank) + "=" + std::to_string(info.rank) + " is not below " + p.size + "=" +
+                        std::string(p.rank) + "=" + std::to_string(info.rank) + " is not below " + info.size_variable + "=" +
                             std::to_string(info.size),
                         "check the launcher's environment: a local rank counts from 0 to the local size - 1");
     return std::optional<local_rank_info>(std::move(info));
