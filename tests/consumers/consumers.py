@@ -5,6 +5,7 @@ that docs/consuming.md quotes, in a fresh temporary folder.
   consumers.py docs SRC                     the docs' snippets equal the files
   consumers.py sync-docs SRC                copy the files into the docs' snippets
   consumers.py subproject SRC               subproject/build.sh, roster symlinked in
+  consumers.py wrap SRC                     wrap/build.sh, the shipped roster.wrap pointed at a clone of SRC
   consumers.py header-only SRC              header_only/build.sh
   consumers.py source-once SRC              source_once/build.sh: ROSTER_SOURCE in one file
   consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR [BACKEND]   installed/build.sh
@@ -150,6 +151,33 @@ def main(argv):
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env)
             if not os.path.isdir(os.path.join(tmp, 'build', 'subprojects', 'roster')):
                 fail('dependency(\'roster\') did not fall back to subprojects/roster')
+        elif mode == 'wrap':
+            # The shipped roster.wrap, its url set to a local clone of this tree.
+            if subprocess.run(['git', '-C', src, 'rev-parse', '--git-dir'], capture_output=True).returncode != 0:
+                print('SKIP: the source tree is not a git repository, so there is nothing to clone')
+                sys.exit(77)
+            copy_snippets('wrap', ['meson.build', 'build.sh'], tmp)
+            copy_snippets('installed', ['stream.cpp'], tmp)
+            os.mkdir(os.path.join(tmp, 'subprojects'))
+            clone = os.path.join(tmp, 'origin')
+            run(['git', 'clone', '--quiet', '--no-hardlinks', src, clone], cwd=tmp)
+            with open(os.path.join(src, 'roster.wrap'), encoding='utf-8') as f:
+                wrap = f.read()
+            if 'url = /path/to/roster\n' not in wrap:
+                fail('roster.wrap has no "url = /path/to/roster" line to point at the clone')
+            with open(os.path.join(tmp, 'build.sh'), encoding='utf-8') as f:
+                script = f.read().replace('cp /path/to/roster/roster.wrap subprojects/   # then set url in it\n', '')
+            with open(os.path.join(tmp, 'build.sh'), 'w', encoding='utf-8') as f:
+                f.write(script)
+            with open(os.path.join(tmp, 'subprojects', 'roster.wrap'), 'w', encoding='utf-8') as f:
+                f.write(wrap.replace('url = /path/to/roster\n', 'url = file://' + clone + '\n'))
+            empty = os.path.join(tmp, 'no-pkgconfig')
+            os.mkdir(empty)
+            env = dict(os.environ, PKG_CONFIG_LIBDIR=empty, PKG_CONFIG_PATH='', CMAKE_PREFIX_PATH=empty)
+            run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env)
+            for off in ('tests', 'tools'):
+                if os.path.isdir(os.path.join(tmp, 'build', 'subprojects', 'roster', off)):
+                    fail('the wrap built roster\'s ' + off + ': its default_options did not reach it')
         elif mode == 'header-only':
             copy_snippets('header_only', ['main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
