@@ -1,4 +1,4 @@
-// Fuzzes roster-info's JSON writer (roster's own, detail/json.hpp): a report
+// Fuzzes roster-info's JSON writer (roster's own, detail/base/json.hpp): a report
 // whose every text (selector, paths, names, messages) comes from the input,
 // bytes that are not UTF-8 included, renders to JSON that nlohmann-json, an
 // independent and strict parser, reads back; each text that was valid UTF-8
@@ -8,7 +8,7 @@
 
 #include "check.hpp"
 
-#include <roster/detail/json.hpp>
+#include <roster/detail/base/json.hpp>
 
 #include <nlohmann/json.hpp>
 

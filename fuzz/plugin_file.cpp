@@ -1,7 +1,7 @@
-// Fuzzes the plugin recogniser (include/roster/detail/plugin_check.hpp):
+// Fuzzes the plugin recogniser (include/roster/detail/backend/plugin_check.hpp):
 // any bytes, as a file, are either a roster plugin of this plugin ABI or an
 // error with a Fix:, found with bounded reads and without fault.
-#include <roster/detail/plugin_check.hpp>
+#include <roster/detail/backend/plugin_check.hpp>
 
 #include "check.hpp"
 

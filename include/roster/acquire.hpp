@@ -88,5 +88,5 @@ expected<std::unique_ptr<typename B::device_type>> open_as(std::uint32_t ordinal
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/acquire-inl.hpp>
+#  include <roster/detail/open/acquire-inl.hpp>
 #endif

@@ -3,12 +3,12 @@
 /// types a backend submits to the inventory.
 
 #include <roster/config.hpp>
-#include <roster/detail/backend_id.hpp>
+#include <roster/detail/backend/backend_id.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
 #include <roster/kernels.hpp>
 #include <roster/program.hpp>
-#include <roster/detail/plugin_note.hpp>
+#include <roster/detail/base/plugin_note.hpp>
 
 #include <array>
 #include <mutex>
@@ -325,8 +325,24 @@ inline const runtime_backend_list* runtime_backend_snapshot() noexcept {
 
 }  // namespace detail
 
-/// Returns every registered backend sorted by (rank, id).
-[[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<backend_entry> registered_backends();
+namespace detail {
+// The sorted list registered_backends() hands out, for one set of inventory
+// and run-time snapshots; published with one atomic pointer and never freed,
+// so a view of it stays valid as old inventory snapshots do.
+struct backend_list {
+  const void* registrations = nullptr;  // the snapshots it was built from
+  std::size_t registration_count = 0;
+  const void* precedences = nullptr;
+  const void* capabilities = nullptr;
+  const void* runtime = nullptr;
+  std::vector<backend_entry> entries;
+};
+}  // namespace detail
+
+/// Returns every registered backend sorted by (rank, id): a view of a list
+/// built once per set of registrations (a plugin loaded or closed, a factory
+/// registered), which allocates nothing after the first call and stays valid.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::span<const backend_entry> registered_backends();
 
 /// Returns the registered backend with this id (case-insensitive), or null.
 [[nodiscard]] ROSTER_API ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept;
@@ -448,7 +464,7 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   ROSTER_IMPL_BUILTIN_ENTRIES_OF(B, ::roster::op::grid_sync)
 
 /// Registers backend type B: its registration, precedence and capability,
-/// its claim on its id (see detail/backend_id.hpp), and one kernel entry per
+/// its claim on its id (see detail/backend/backend_id.hpp), and one kernel entry per
 /// built-in op of its op set and element type.
 #define ROSTER_REGISTER_BACKEND(B) ROSTER_IMPL_REGISTER_BACKEND(B, ROSTER_IMPL_CAT(roster_backend_claim_, __COUNTER__))
 #define ROSTER_IMPL_REGISTER_BACKEND(B, claim)                                                   \
@@ -474,5 +490,5 @@ constexpr backend_claim claim_of(const char* site) noexcept {
       &ROSTER_IMPL_CAT(roster_backend_anchor_, name)
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/backend-inl.hpp>
+#  include <roster/detail/backend/backend-inl.hpp>
 #endif

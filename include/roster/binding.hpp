@@ -108,5 +108,5 @@ struct job_check {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/binding-inl.hpp>
+#  include <roster/detail/decision/binding-inl.hpp>
 #endif

@@ -96,5 +96,5 @@ ROSTER_API ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/circuits-inl.hpp>
+#  include <roster/detail/circuits/circuits-inl.hpp>
 #endif

@@ -14,7 +14,7 @@
 #include <roster/error.hpp>
 #include <roster/program.hpp>
 #include <roster/select.hpp>
-#include <roster/detail/bind_policy.hpp>
+#include <roster/detail/decision/bind_policy.hpp>
 
 #include <cstdint>
 #include <memory>
@@ -126,5 +126,5 @@ namespace detail {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/decide-inl.hpp>
+#  include <roster/detail/decision/decide-inl.hpp>
 #endif

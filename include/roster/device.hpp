@@ -7,7 +7,7 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/spec.hpp>
-#include <roster/detail/spec_key.hpp>
+#include <roster/detail/backend/spec_key.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -59,5 +59,5 @@ using enumerator_fn = expected<std::vector<adapter_info>> (*)();
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/device-inl.hpp>
+#  include <roster/detail/devices/device-inl.hpp>
 #endif

@@ -60,5 +60,5 @@ namespace roster::env {
 }  // namespace roster::env
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/env-inl.hpp>
+#  include <roster/detail/base/env-inl.hpp>
 #endif

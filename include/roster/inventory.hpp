@@ -3,8 +3,8 @@
 /// ROSTER_SUBMIT, collected from a linker section and frozen into a span.
 
 #include <roster/config.hpp>
-#include <roster/detail/inventory_hub.hpp>
-#include <roster/detail/platform/format.hpp>
+#include <roster/detail/inventory/inventory_hub.hpp>
+#include <roster/detail/inventory/platform/object_format.hpp>
 
 #include <atomic>
 #include <concepts>
@@ -136,7 +136,7 @@ template <class T>
 // The section holds fixed 16-byte records written by the assembler, not the
 // objects: compilers over-align and reorder objects in a section, and ASan
 // pads them; the assembler's records are never padded nor instrumented, and
-// the walk skips zero records. See detail/inventory_hub.hpp for the layout.
+// the walk skips zero records. See detail/inventory/inventory_hub.hpp for the layout.
 // The record is emitted from inside the getter (ROSTER_IMPL_RECORD_ASM, the
 // format's), the one place where GCC and Clang accept an extended asm with
 // the operands it needs (the type key, the getter and the site string, each a
@@ -167,5 +167,5 @@ template <class T>
 #define ROSTER_SUBMIT(T, object) ROSTER_IMPL_SUBMIT(T, object, ROSTER_IMPL_CAT(roster_submission_, __COUNTER__))
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/inventory-inl.hpp>
+#  include <roster/detail/inventory/inventory-inl.hpp>
 #endif

@@ -514,7 +514,7 @@ struct kernel_choice {
   std::string baseline;          ///< the default it was compared with
   double variant_ns = 0.0;       ///< median time of the winner
   double baseline_ns = 0.0;      ///< median time of the baseline
-  double spread = 0.0;           ///< the larger relative spread of the two (detail/decision.hpp)
+  double spread = 0.0;           ///< the larger relative spread of the two (detail/base/noise_rule.hpp)
   friend bool operator==(const kernel_choice&, const kernel_choice&) = default;
 };
 
@@ -528,5 +528,5 @@ struct kernel_choice {
 #define ROSTER_KERNEL(entry) ROSTER_SUBMIT(::roster::kernel_entry, entry)
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/kernels-inl.hpp>
+#  include <roster/detail/backend/kernels-inl.hpp>
 #endif

@@ -81,5 +81,5 @@ template <native_handles N>
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/native-inl.hpp>
+#  include <roster/detail/backend/native-inl.hpp>
 #endif

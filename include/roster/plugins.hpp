@@ -88,5 +88,5 @@ class backends_in_use {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/plugins-inl.hpp>
+#  include <roster/detail/backend/plugins-inl.hpp>
 #endif

@@ -269,5 +269,5 @@ constexpr int buffers_of(op o) noexcept {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/program-inl.hpp>
+#  include <roster/detail/backend/program-inl.hpp>
 #endif

@@ -118,5 +118,5 @@ namespace detail {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/select-inl.hpp>
+#  include <roster/detail/devices/select-inl.hpp>
 #endif

@@ -30,5 +30,5 @@ struct device_spec {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/spec-inl.hpp>
+#  include <roster/detail/backend/spec-inl.hpp>
 #endif

@@ -8,7 +8,7 @@
 
 #include <roster/kernels.hpp>
 #include <roster/static_registry.hpp>
-#include <roster/detail/static_kernels_checks.hpp>
+#include <roster/detail/static/static_kernels_checks.hpp>
 
 #include <array>
 #include <cmath>

@@ -2,7 +2,7 @@
 /// Measured choice among a kernel's variants: roster::tune_kernel times every
 /// variant of one op and element type on one device, refuses any whose result
 /// differs from the reference, and picks a winner by the decision rule of
-/// detail/decision.hpp; record_kernel_choices keeps it in the tuning file,
+/// detail/base/noise_rule.hpp; record_kernel_choices keeps it in the tuning file,
 /// from where acquire gives it to the device (device::kernel_for).
 
 #include <roster/backend.hpp>
@@ -10,7 +10,7 @@
 #include <roster/error.hpp>
 #include <roster/kernels.hpp>
 #include <roster/tuning.hpp>
-#include <roster/detail/decision.hpp>
+#include <roster/detail/base/noise_rule.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -83,5 +83,5 @@ struct kernel_tuning {
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/variants-inl.hpp>
+#  include <roster/detail/store/variants-inl.hpp>
 #endif

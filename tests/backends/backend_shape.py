@@ -13,6 +13,10 @@ Every backend has:
   - meson.build building its library with gnu_symbol_visibility: 'hidden'
     (what stays visible says ROSTER_API);
   - README.md;
+  - its entry points, backend::open and backend::enumerate, defined in the
+    registration job file (src/registration.cpp, or
+    include/roster/backends/<name>/detail/registration-inl.hpp for a backend
+    that also works header-only) and nowhere else;
 and no file of it includes the core's private headers (roster/detail/...) or
 calls getenv (the environment is read with roster::env, <roster/env.hpp>).
 """
@@ -26,6 +30,9 @@ JOBS = ('adapters', 'device', 'dispatch', 'registration')
 CORE_DETAIL = re.compile(r'^\s*#\s*include\s*[<"]roster/detail/')
 GETENV = re.compile(r'\bgetenv\s*\(')
 SOURCES = ('.hpp', '.h', '.cpp', '.cu', '.cuh')
+# A definition of an entry point: a return type, then backend::open( or
+# backend::enumerate( at the start of a declarator (not a call, not a use).
+ENTRY = re.compile(r'^[\w:<>,\s*&]*\s(?:\w+::)*backend::(open|enumerate)\s*\(')
 
 
 def problems_of(backend):
@@ -53,14 +60,26 @@ def problems_of(backend):
         out.append(f'{backend}: no meson.build')
     elif not re.search(r"gnu_symbol_visibility\s*:\s*'hidden'", build.read_text(encoding='utf-8')):
         out.append(f"{build}: the library is not built with gnu_symbol_visibility: 'hidden'")
+    job_files = {src / 'registration.cpp',
+                 backend / 'include' / 'roster' / 'backends' / name / 'detail' / 'registration-inl.hpp'}
+    defined = {'open': [], 'enumerate': []}
     for path in sorted(backend.rglob('*')):
         if not path.is_file() or path.suffix not in SOURCES:
             continue
         for n, line in enumerate(path.read_text(encoding='utf-8').splitlines(), 1):
+            m = ENTRY.match(line)
+            if m and not line.rstrip().endswith(';'):
+                defined[m.group(1)].append(path)
+                if path not in job_files:
+                    out.append(f'{path}:{n}: defines backend::{m.group(1)}; the entry points live in the '
+                               f'registration job file (src/registration.cpp or detail/registration-inl.hpp)')
             if CORE_DETAIL.match(line):
                 out.append(f'{path}:{n}: includes a private header of the core: {line.strip()}')
             if GETENV.search(line) and not line.lstrip().startswith('//'):
                 out.append(f'{path}:{n}: calls getenv; read the variable with roster::env (<roster/env.hpp>)')
+    for entry, where in defined.items():
+        if not where:
+            out.append(f'{backend}: defines no backend::{entry} in its registration job file')
     return out
 
 
@@ -82,7 +101,7 @@ def inject(root, rel, fn):
 def self_test(backends):
     cases = [
         ('a core detail include', 'cpu/src/adapters.cpp',
-         lambda t: t.replace('#include <roster/backends/cpu.hpp>', '#include <roster/detail/text.hpp>\n#include <roster/backends/cpu.hpp>', 1),
+         lambda t: t.replace('#include <roster/backends/cpu.hpp>', '#include <roster/detail/base/text.hpp>\n#include <roster/backends/cpu.hpp>', 1),
          'includes a private header of the core'),
         ('a getenv', 'vulkan/src/device.cpp', lambda t: t + '\nconst char* v = std::getenv("X");\n', 'calls getenv'),
         ('visible symbols', 'cuda/meson.build', lambda t: t.replace("gnu_symbol_visibility: 'hidden'", ''),
@@ -90,6 +109,11 @@ def self_test(backends):
         ('a src file the README does not name', 'cpu/README.md', lambda t: t.replace('memory.cpp', 'memory'),
          'does not say what src/memory.cpp holds'),
         ('a job without its file', None, 'vulkan/src/dispatch.cpp', 'no src/dispatch.cpp'),
+        ('an entry point outside the registration file', 'opencl/src/adapters.cpp',
+         lambda t: t + '\nnamespace roster::opencl {\nexpected<std::vector<adapter_info>> backend::enumerate() {\n'
+                       '  return {};\n}\n}\n', 'defines backend::enumerate; the entry points live in'),
+        ('an entry point nowhere', 'cuda/src/registration.cpp',
+         lambda t: t.replace('backend::open(open_key', 'backend_open(open_key'), 'defines no backend::open'),
         ('a public header in another namespace', 'cpu/include/roster/backends/cpu.hpp',
          lambda t: t.replace('namespace roster::cpu', 'namespace roster::host'), 'does not declare namespace roster::cpu'),
     ]

@@ -1,6 +1,6 @@
 // The decision rule on recorded timings (tests/core/decision_cases.txt), and
 // its parts on small hand-checked inputs.
-#include <roster/detail/decision.hpp>
+#include <roster/detail/base/noise_rule.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The shared private helpers: text, environment, JSON and files.
-#include <roster/detail/env.hpp>
-#include <roster/detail/file_io.hpp>
-#include <roster/detail/json.hpp>
-#include <roster/detail/testing.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/file_io.hpp>
+#include <roster/detail/base/json.hpp>
+#include <roster/detail/testing/testing.hpp>
+#include <roster/detail/base/text.hpp>
 #include <roster/backend.hpp>
 
 #include <gtest/gtest.h>

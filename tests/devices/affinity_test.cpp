@@ -3,7 +3,7 @@
 // (the H200 node has one, with all CPUs local to both GPUs).
 #include "test_backends.hpp"
 
-#include <roster/detail/cpu_affinity.hpp>
+#include <roster/detail/devices/cpu_affinity.hpp>
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 #include "test_backends.hpp"
 
 #include <roster/binding.hpp>
-#include <roster/detail/occupancy.hpp>
-#include <roster/detail/placement.hpp>
+#include <roster/detail/circuits/occupancy_reader.hpp>
+#include <roster/detail/decision/placement.hpp>
 
 #include <gtest/gtest.h>
 
@@ -367,4 +367,24 @@ TEST(job_check, reports_ranks_sharing_while_a_device_idles_far_ranks_and_pools_t
   EXPECT_FALSE(roster::check_placement({}));
 }
 
+}  // namespace
+
+namespace {
+// Hostile round four, item 12: a newline in a variable roster echoes printed
+// a line of its own ("Fix: rm -rf ~"). Every echo escapes it.
+TEST_F(binding, a_newline_in_an_echoed_variable_cannot_forge_a_line) {
+  const std::string forged = "cpu:0\nFix: rm -rf ~";
+  set_adapters<0>({make_adapter(backend_a, roster::device_type::discrete_gpu, 1, "0000:00:06.0")});
+  for (const char* name : {"ROSTER_DEVICE_SELECTOR", "ROSTER_REQUIRE", "ROSTER_DEVICE", "ROSTER_TUNING",
+                           "ROSTER_GPU_BIND", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
+    ::setenv(name, forged.c_str(), 1);
+    roster::rescan();
+    auto d = roster::decide();
+    ASSERT_FALSE(d) << name << " was taken";
+    const std::string m = d.error().message();
+    EXPECT_EQ(m.find("\nFix: rm"), std::string::npos) << name << ": " << m;
+    EXPECT_NE(m.find("\\nFix: rm"), std::string::npos) << name << " is not quoted escaped: " << m;
+    ::unsetenv(name);
+  }
+}
 }  // namespace

@@ -4,7 +4,7 @@
 
 #include "test_backends.hpp"
 
-#include <roster/detail/occupancy.hpp>
+#include <roster/detail/circuits/occupancy_reader.hpp>
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,8 @@
 
 #include "test_backends.hpp"
 
-#include <roster/detail/measure.hpp>
-#include <roster/detail/occupancy.hpp>
+#include <roster/detail/decision/measure.hpp>
+#include <roster/detail/circuits/occupancy_reader.hpp>
 
 #include <gtest/gtest.h>
 

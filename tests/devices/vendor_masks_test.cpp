@@ -1,8 +1,8 @@
 // Vendor masks: the grammar of CUDA_VISIBLE_DEVICES, ROCR/HIP_VISIBLE_DEVICES
 // and ZE_AFFINITY_MASK, their resolution to physical devices, and the verdict
 // on adapters of every backend, on recorded machine lists and a synthetic sysfs.
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/vendor_masks.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/open/vendor_masks.hpp>
 
 #include <gtest/gtest.h>
 

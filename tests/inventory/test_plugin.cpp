@@ -72,7 +72,7 @@ TEST(inventory_plugin, slot_of_an_unloaded_plugin_leaves_the_hub) {
 }
 
 #if defined(__ELF__)
-#  include <roster/detail/inventory_hub_state.hpp>
+#  include <roster/detail/inventory/inventory_hub_state.hpp>
 
 #  include <mutex>
 

@@ -2,7 +2,7 @@
 // may: it carries the mark of a roster plugin, so roster opens it, and its
 // constructor aborts inside dlopen. ROSTER_TRACE must have named the file
 // before (hostile_plugins: PluginIsNamedBeforeItsStartUpCodeRuns).
-#include <roster/detail/plugin_note.hpp>
+#include <roster/detail/base/plugin_note.hpp>
 
 #include <cstdlib>
 

@@ -1,5 +1,5 @@
 // Hostile cases of roster's files (docs/hostile.md): every path roster opens
-// through detail/file_io.hpp follows the same rules (no blocking on a FIFO,
+// through detail/base/file_io.hpp follows the same rules (no blocking on a FIFO,
 // no link followed to create a file), and an error names the part of the
 // path at fault with a Fix that fits it.
 #include <roster/roster.hpp>
@@ -8,7 +8,7 @@
 
 #include "../support/child.hpp"
 
-#include <roster/detail/file_io.hpp>
+#include <roster/detail/base/file_io.hpp>
 
 #include <grp.h>
 #include <sys/stat.h>

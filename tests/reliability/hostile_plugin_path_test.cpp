@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <roster/detail/plugin_check.hpp>
-#include <roster/detail/plugin_refusals.hpp>
+#include <roster/detail/backend/plugin_check.hpp>
+#include <roster/detail/backend/plugin_refusals.hpp>
 
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <roster/detail/plugin_trust.hpp>
+#include <roster/detail/backend/plugin_trust.hpp>
 
 #include <sys/stat.h>
 #include <sys/wait.h>

@@ -8,9 +8,9 @@
 
 #include "../support/held_bytes.hpp"
 
-#include <roster/detail/plugin_check.hpp>
+#include <roster/detail/backend/plugin_check.hpp>
 
-#include <roster/detail/file_io.hpp>
+#include <roster/detail/base/file_io.hpp>
 
 #include <dlfcn.h>
 #include <grp.h>

@@ -6,7 +6,7 @@ A plugin built against other headers than the host's passes the plugin ABI
 check when plugin_abi_version stays the same, and then crashes the host
 (roster-info ended in free(): invalid pointer). So the SHA-256 of the
 headers below is recorded beside plugin_abi_version (plugin_abi_headers_sha256
-in include/roster/detail/plugin_note.hpp), and this test compares.
+in include/roster/detail/base/plugin_note.hpp), and this test compares.
 
     python3 tests/reliability/plugin_abi_check.py [SOURCE_ROOT]            # check
     python3 tests/reliability/plugin_abi_check.py [SOURCE_ROOT] --record   # record the new hash
@@ -25,15 +25,15 @@ PLUGIN_HEADERS = [
     "roster/acquire.hpp",
     "roster/backend.hpp",
     "roster/config.hpp",
-    "roster/detail/backend_id.hpp",
-    "roster/detail/decision.hpp",
-    "roster/detail/inventory_hub.hpp",
-    "roster/detail/platform/elf.hpp",
-    "roster/detail/platform/format.hpp",
-    "roster/detail/platform/macho.hpp",
-    "roster/detail/platform/pe.hpp",
-    "roster/detail/spec_key.hpp",
-    "roster/detail/text.hpp",
+    "roster/detail/backend/backend_id.hpp",
+    "roster/detail/base/noise_rule.hpp",
+    "roster/detail/inventory/inventory_hub.hpp",
+    "roster/detail/inventory/platform/elf.hpp",
+    "roster/detail/inventory/platform/object_format.hpp",
+    "roster/detail/inventory/platform/macho.hpp",
+    "roster/detail/inventory/platform/pe.hpp",
+    "roster/detail/backend/spec_key.hpp",
+    "roster/detail/base/text.hpp",
     "roster/device.hpp",
     "roster/error.hpp",
     "roster/inventory.hpp",
@@ -44,7 +44,7 @@ PLUGIN_HEADERS = [
     "roster/tuning/record.hpp",
 ]
 ENTRY_HEADERS = ["roster/backend.hpp", "roster/device.hpp"]
-NOTE = "roster/detail/plugin_note.hpp"
+NOTE = "roster/detail/base/plugin_note.hpp"
 RECORDED = re.compile(r'(plugin_abi_headers_sha256\[\] =\s*")([0-9a-f]*)(")')
 
 

@@ -6,7 +6,7 @@
 
 #include "info.hpp"
 
-#include <roster/detail/json.hpp>
+#include <roster/detail/base/json.hpp>
 
 #include <algorithm>
 #include <chrono>

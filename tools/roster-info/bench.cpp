@@ -6,8 +6,8 @@
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/select.hpp>
-#include <roster/detail/decision.hpp>
-#include <roster/detail/file_io.hpp>
+#include <roster/detail/base/noise_rule.hpp>
+#include <roster/detail/base/file_io.hpp>
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 
 #include "info.hpp"
 
-#include <roster/detail/decision.hpp>
+#include <roster/detail/base/noise_rule.hpp>
 
 #include <fmt/format.h>
 

@@ -158,7 +158,7 @@ report gather();
 /// Returns the readable table.
 std::string render_table(const report& r, bool why = false);
 /// Returns the JSON document described by roster-info.schema.json, as text
-/// (roster's own JSON writer, detail/json.hpp: every string valid UTF-8,
+/// (roster's own JSON writer, detail/base/json.hpp: every string valid UTF-8,
 /// each byte that is not written as the text \xNN).
 std::string render_json(const report& r);
 
@@ -200,7 +200,7 @@ struct shape_result {
   std::string shape;
   std::optional<double> native_ns;     ///< median in one launch
   std::optional<double> split_ns;      ///< median cut at the grid_syncs
-  roster::detail::rule_outcome decision;   ///< split against native (detail/decision.hpp)
+  roster::detail::rule_outcome decision;   ///< split against native (detail/base/noise_rule.hpp)
   bool wrong = false;                  ///< a result differed from the reference: not recorded
 };
 

@@ -4,7 +4,7 @@
 #include "info.hpp"
 #include "outputs.hpp"
 
-#include <roster/detail/file_io.hpp>
+#include <roster/detail/base/file_io.hpp>
 
 #include <fmt/format.h>
 

@@ -6,11 +6,11 @@
 #include <roster/circuits.hpp>
 #include <roster/decide.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/json.hpp>
-#include <roster/detail/requirement.hpp>
-#include <roster/detail/vendor_masks.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/base/json.hpp>
+#include <roster/detail/open/requirement.hpp>
+#include <roster/detail/open/vendor_masks.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>

@@ -75,21 +75,4 @@ expected<adapter_info> describe_adapter(int ordinal) {
 
 }  // namespace detail
 
-expected<std::vector<adapter_info>> backend::enumerate() {
-  auto count = detail::device_count();
-  if (!count) {
-    // No GPU, no driver, an old driver or none visible: nothing to list (open says why).
-    if (count.error().code() == errc::unavailable) return std::vector<adapter_info>{};
-    return std::move(count).error();
-  }
-  std::vector<adapter_info> out;
-  out.reserve(static_cast<std::size_t>(*count));
-  for (int i = 0; i < *count; ++i) {
-    auto a = detail::describe_adapter(i);
-    if (!a) return std::move(a).error();
-    out.push_back(std::move(*a));
-  }
-  return out;
-}
-
 }  // namespace roster::cuda

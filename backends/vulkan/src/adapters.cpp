@@ -144,18 +144,3 @@ expected<std::vector<physical>> physical_devices() {
 }
 
 }  // namespace roster::vulkan::detail
-
-namespace roster::vulkan {
-
-expected<std::vector<adapter_info>> backend::enumerate() {
-  const auto& v = detail::instance();
-  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
-  auto devices = detail::physical_devices();
-  if (!devices) return std::move(devices).error();
-  std::vector<adapter_info> out;
-  out.reserve(devices->size());
-  for (auto& p : *devices) out.push_back(std::move(p.info));
-  return out;
-}
-
-}  // namespace roster::vulkan

@@ -1,12 +1,25 @@
-// The Vulkan backend's registration: open (enumerate is in adapters.cpp),
-// the registration itself and the anchor that keeps it linked.
+// The Vulkan backend's registration: its entry points (open and
+// enumerate), the registration itself and the anchor that keeps it linked.
 
+#include "adapters.hpp"
 #include "device.hpp"
+#include "instance.hpp"
 
 #include <memory>
 #include <string>
 
 namespace roster::vulkan {
+
+expected<std::vector<adapter_info>> backend::enumerate() {
+  const auto& v = detail::instance();
+  if (v.failure && v.absent) return std::vector<adapter_info>{};  // no loader or driver: nothing to list
+  auto devices = detail::physical_devices();
+  if (!devices) return std::move(devices).error();
+  std::vector<adapter_info> out;
+  out.reserve(devices->size());
+  for (auto& p : *devices) out.push_back(std::move(p.info));
+  return out;
+}
 
 expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) {
   const std::string spec = "vulkan:" + std::to_string(ordinal);

@@ -109,5 +109,5 @@ ROSTER_API ROSTER_INLINE bool order_by_tuning(std::span<adapter_info> adapters);
 }  // namespace roster
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/tuning/store-inl.hpp>
+#  include <roster/detail/store/store-inl.hpp>
 #endif

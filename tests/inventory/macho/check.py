@@ -55,7 +55,7 @@ def read(mem: dict, address: int, n: int) -> bytes:
         return bytes(mem[address + i] for i in range(n))
     except KeyError:
         fail(f'{n} bytes at {address:#x} are not in any section with contents',
-             'the offsets in a record or the descriptor point outside the image: check the assembly of detail/platform/macho.hpp')
+             'the offsets in a record or the descriptor point outside the image: check the assembly of detail/inventory/platform/macho.hpp')
     return b''
 
 
@@ -74,7 +74,7 @@ def main() -> int:
         expected[name] = int(count)
     secs = sections(objdump, image)
     if '__roster' not in secs:
-        fail(f'{image} has no __roster section', 'keep the section: no_dead_strip (detail/platform/macho.hpp)')
+        fail(f'{image} has no __roster section', 'keep the section: no_dead_strip (detail/inventory/platform/macho.hpp)')
     start, size = secs['__roster']
     mem = memory(objdump, image)
     records = []

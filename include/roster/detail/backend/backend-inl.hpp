@@ -4,9 +4,9 @@
 #include <roster/backend.hpp>
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/guard.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/guard.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -281,14 +281,30 @@ ROSTER_INLINE detail::runtime_backend_registry& detail::runtime_backends() noexc
   return r;
 }
 
-ROSTER_INLINE std::vector<backend_entry> registered_backends() {
+ROSTER_INLINE std::span<const backend_entry> registered_backends() {
   (void)load_plugin_path_once();
   backends_in_use pin;
   auto regs = inventory<backend_registration>();
   auto precs = inventory<backend_precedence>();
   auto caps = inventory<backend_capability>();
-  std::vector<backend_entry> out;
-  out.reserve(regs.size());
+  const auto* rt = detail::runtime_backend_snapshot();
+  static std::atomic<const detail::backend_list*> current{nullptr};
+  static std::mutex building;
+  auto fits = [&](const detail::backend_list* l) {
+    return l != nullptr && l->registrations == regs.data() && l->registration_count == regs.size() &&
+           l->precedences == precs.data() && l->capabilities == caps.data() && l->runtime == rt;
+  };
+  if (const auto* l = current.load(std::memory_order_acquire); fits(l)) return l->entries;
+  std::lock_guard lock(building);
+  if (const auto* l = current.load(std::memory_order_acquire); fits(l)) return l->entries;
+  auto list = std::make_unique<detail::backend_list>();
+  list->registrations = regs.data();
+  list->registration_count = regs.size();
+  list->precedences = precs.data();
+  list->capabilities = caps.data();
+  list->runtime = rt;
+  auto& out = list->entries;
+  out.reserve(regs.size() + (rt != nullptr ? rt->entries.size() : 0));
   for (const auto* r : regs) {
     backend_entry e{r, unranked, true};
     // All three inventories are sorted by id: binary search each.
@@ -300,12 +316,15 @@ ROSTER_INLINE std::vector<backend_entry> registered_backends() {
     if (c != caps.end() && (*c)->id == r->id) e.dispatches = (*c)->dispatches;
     out.push_back(e);
   }
-  if (const auto* rt = detail::runtime_backend_snapshot())
+  if (rt != nullptr)
     for (const auto* r : rt->entries) out.push_back(backend_entry{&r->registration, r->rank, true});
   std::stable_sort(out.begin(), out.end(), [](const backend_entry& a, const backend_entry& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.id() < b.id();
   });
-  return out;
+  // Never freed: views handed out earlier stay valid.
+  const auto* published = list.release();
+  current.store(published, std::memory_order_release);
+  return published->entries;
 }
 
 ROSTER_INLINE const backend_registration* find_backend(std::string_view id) noexcept {

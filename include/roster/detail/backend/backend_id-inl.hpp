@@ -1,8 +1,8 @@
 #pragma once
-// The bodies of detail/backend_id.hpp that read the claims: compiled into the
+// The bodies of detail/backend/backend_id.hpp that read the claims: compiled into the
 // library, or included by backend_id.hpp in header-only mode.
 
-#include <roster/detail/backend_id.hpp>
+#include <roster/detail/backend/backend_id.hpp>
 
 #include <optional>
 #include <span>

@@ -75,5 +75,5 @@ inline std::string_view site_of(const backend_claim& c) noexcept { return c.site
 }  // namespace roster::detail
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/backend_id-inl.hpp>
+#  include <roster/detail/backend/backend_id-inl.hpp>
 #endif

@@ -2,7 +2,7 @@
 // Private: the checks and messages behind roster::native and roster::native_buffer.
 
 #include <roster/native.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <string>
 

@@ -5,7 +5,7 @@
 // libasan.so does). Reads the ELF header and section headers with bounded
 // reads and looks for the plugin_note section ROSTER_REGISTER_BACKEND emits.
 
-#include <roster/detail/plugin_note.hpp>
+#include <roster/detail/base/plugin_note.hpp>
 #include <roster/error.hpp>
 
 #include <elf.h>

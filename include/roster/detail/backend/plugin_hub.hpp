@@ -1,7 +1,7 @@
 #pragma once
 // Private: whether a plugin just opened registers where this process looks.
 
-#include <roster/detail/inventory_hub_state.hpp>
+#include <roster/detail/inventory/inventory_hub_state.hpp>
 #include <roster/error.hpp>
 
 #include <dlfcn.h>

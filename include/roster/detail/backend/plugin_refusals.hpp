@@ -1,7 +1,7 @@
 #pragma once
 // Private: the plugin files and folders roster refused, with the reason.
 // The list itself is defined with the rest of the plugin code
-// (detail/plugins-inl.hpp), once per process.
+// (detail/backend/plugins-inl.hpp), once per process.
 
 #include <roster/config.hpp>
 #include <roster/error.hpp>

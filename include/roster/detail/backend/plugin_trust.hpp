@@ -10,8 +10,8 @@
 // anyway (and traces why it would have been refused).
 
 #include <roster/error.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <sys/stat.h>
 #include <sys/types.h>

@@ -4,11 +4,11 @@
 #include <roster/plugins.hpp>
 
 #include <roster/inventory.hpp>
-#include <roster/detail/plugin_hub.hpp>
-#include <roster/detail/plugin_check.hpp>
-#include <roster/detail/plugin_refusals.hpp>
-#include <roster/detail/plugin_trust.hpp>
-#include <roster/detail/env.hpp>
+#include <roster/detail/backend/plugin_hub.hpp>
+#include <roster/detail/backend/plugin_check.hpp>
+#include <roster/detail/backend/plugin_refusals.hpp>
+#include <roster/detail/backend/plugin_trust.hpp>
+#include <roster/detail/base/environment.hpp>
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -1,16 +1,16 @@
 #pragma once
-// Private: the spec grammar. detail/spec_key.hpp holds the allocation-free
+// Private: the spec grammar. detail/backend/spec_key.hpp holds the allocation-free
 // normalizer of the cache's hit path, which must agree with parse_spec.
 
 #include <roster/spec.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/text.hpp>
 
 namespace roster {
 
 ROSTER_INLINE expected<device_spec> parse_spec(std::string_view text) {
-  const std::string shown(text);
-  auto bad = [&](std::string_view why) {
-    return make_error(errc::invalid_argument, "device spec '" + shown + "': " + std::string(why),
+  const std::string_view given = text;
+  auto bad = [given](std::string_view why) {
+    return make_error(errc::invalid_argument, "device spec '" + detail::printable(given) + "': " + std::string(why),
                       "write a spec as TYPE or TYPE:ORDINAL, e.g. 'cpu', 'cuda:1', 'vulkan:0'");
   };
   text = detail::trim(text);

@@ -4,7 +4,7 @@
 // eight characters at a time), and the loading and hashing of a spelling as
 // whole words. fuzz/spec.cpp checks the agreement.
 
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <bit>
 #include <cstddef>

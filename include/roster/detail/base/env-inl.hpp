@@ -2,8 +2,8 @@
 // Private: the environment's parsers.
 
 #include <roster/env.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <string>
 
@@ -14,7 +14,7 @@ namespace roster::env {
 namespace detail_env {
 inline error malformed(const char* name, std::string_view value, std::string_view expected_words) {
   return error(errc::invalid_argument,
-               std::string(name) + "='" + std::string(value) + "' is not " + std::string(expected_words),
+               std::string(name) + "='" + roster::detail::printable(value) + "' is not " + std::string(expected_words),
                "set " + std::string(name) + " to " + std::string(expected_words) + ", or unset it");
 }
 }  // namespace detail_env

@@ -4,7 +4,7 @@
 // on stderr while ROSTER_TRACE is on). scripts/check-layers fails on a
 // getenv anywhere else under include/roster.
 
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -79,7 +79,11 @@ inline bool trace_on() noexcept {
   if (s == flag_state::malformed) {
     static std::atomic<bool> said{false};
     if (!said.exchange(true, std::memory_order_relaxed)) {
-      const std::string_view v = *env_text(env_trace);
+      std::string v;
+      try {
+        v = printable(*env_text(env_trace));
+      } catch (...) {
+      }
       std::fprintf(stderr, "roster: %s='%.*s' is not %.*s, so tracing is off\nFix: set %s to %.*s, or unset it\n",
                    env_trace, static_cast<int>(v.size()), v.data(), static_cast<int>(flag_words.size()),
                    flag_words.data(), env_trace, static_cast<int>(flag_words.size()), flag_words.data());
@@ -89,8 +93,17 @@ inline bool trace_on() noexcept {
 }
 
 /// Prints one trace line, "roster: LINE", to stderr while ROSTER_TRACE is on.
+/// A line is one line: a control byte in it (a newline from outside text
+/// that reached a message) is printed escaped, so it cannot start a line of
+/// its own ("Fix: ...").
 inline void trace(std::string_view line) noexcept {
-  if (trace_on()) std::fprintf(stderr, "roster: %.*s\n", static_cast<int>(line.size()), line.data());
+  if (!trace_on()) return;
+  try {
+    const std::string shown = printable(line, line.size());
+    std::fprintf(stderr, "roster: %s\n", shown.c_str());
+  } catch (...) {
+    std::fprintf(stderr, "roster: (a trace line, not printed: out of memory)\n");
+  }
 }
 
 }  // namespace roster::detail

@@ -10,7 +10,7 @@
 // temporary files, whose names start with temp_prefix.
 
 #include <roster/error.hpp>
-#include <roster/detail/file_place.hpp>
+#include <roster/detail/base/file_place.hpp>
 
 #include <algorithm>
 #include <cerrno>

@@ -1,8 +1,8 @@
 #pragma once
-// The decision rule's bodies (detail/decision.hpp): compiled into the library,
+// The decision rule's bodies (detail/base/noise_rule.hpp): compiled into the library,
 // or included by decision.hpp in header-only mode.
 
-#include <roster/detail/decision.hpp>
+#include <roster/detail/base/noise_rule.hpp>
 
 #include <algorithm>
 #include <cmath>

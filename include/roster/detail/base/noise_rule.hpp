@@ -58,5 +58,5 @@ struct rule_outcome {
 }  // namespace roster::detail
 
 #if defined(ROSTER_IMPL_WITH_INL)
-#  include <roster/detail/decision-inl.hpp>
+#  include <roster/detail/base/noise_rule-inl.hpp>
 #endif

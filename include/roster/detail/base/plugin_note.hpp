@@ -11,13 +11,13 @@ namespace roster::detail {
 /// backend_registration layout, the inventory's section and hub, and every
 /// type and inline function of the headers a plugin includes). A plugin
 /// built for another version is refused, not opened.
-inline constexpr std::uint32_t plugin_abi_version = 3;
+inline constexpr std::uint32_t plugin_abi_version = 4;
 
 /// The SHA-256 of the plugin-facing headers when plugin_abi_version was last
 /// checked: tests/reliability/plugin_abi_check.py (test 'plugin_abi_headers')
 /// names the headers and fails when they change, until plugin_abi_version is
 /// bumped (if the ABI changed) and the new hash recorded with its --record.
-inline constexpr char plugin_abi_headers_sha256[] = "dc6e56f480927dc4fae35f694488acf1071ff4ba1c7c3b104685411b4e1d184d";
+inline constexpr char plugin_abi_headers_sha256[] = "c0dabc75bd70712fc19f84f1f0c692566292c5d219e80a92c2098f1b9fe60bf2";
 
 /// One record in the section named plugin_note_section: every translation
 /// unit that registers a backend adds one.

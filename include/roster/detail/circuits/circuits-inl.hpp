@@ -5,12 +5,12 @@
 #include <roster/device.hpp>
 #include <roster/plugins.hpp>
 #include <roster/tuning/store.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/occupancy.hpp>
-#include <roster/detail/requirement.hpp>
-#include <roster/detail/text.hpp>
-#include <roster/detail/vendor_masks.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/circuits/occupancy_reader.hpp>
+#include <roster/detail/open/requirement.hpp>
+#include <roster/detail/base/text.hpp>
+#include <roster/detail/open/vendor_masks.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -193,7 +193,7 @@ inline expected<scan_inputs> read_inputs(std::vector<std::string>& lines) {
   auto mode = tuning_mode_from_env();
   if (!mode) return std::move(mode).error();
   if (*mode != tuning_mode::off) in.records = current_tuning();
-  if (in.req) lines.push_back("requirement: ROSTER_REQUIRE='" + in.req->text + "' (strict: no host CPU fallback)");
+  if (in.req) lines.push_back("requirement: ROSTER_REQUIRE='" + printable(in.req->text) + "' (strict: no host CPU fallback)");
   if (!in.sel.empty()) {
     std::string terms;
     for (const auto& t : in.sel.terms) terms += (terms.empty() ? "'" : ", '") + t.text + "'";

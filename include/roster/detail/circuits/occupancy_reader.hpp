@@ -7,8 +7,8 @@
 
 #include <roster/backend.hpp>
 #include <roster/occupancy.hpp>
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/nvml.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/open/nvml.hpp>
 
 #include <unistd.h>
 

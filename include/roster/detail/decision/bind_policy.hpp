@@ -1,6 +1,6 @@
 #pragma once
 // The binding policy's types, apart from decide.hpp so that the placement
-// (detail/placement.hpp, which decide's body includes) can name them.
+// (detail/decision/placement.hpp, which decide's body includes) can name them.
 
 #include <roster/config.hpp>
 

@@ -4,12 +4,12 @@
 
 #include <roster/binding.hpp>
 #include <roster/env.hpp>
-#include <roster/detail/cpu_affinity.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/json.hpp>
-#include <roster/detail/occupancy.hpp>
-#include <roster/detail/placement.hpp>
-#include <roster/detail/requirement.hpp>
+#include <roster/detail/devices/cpu_affinity.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/json.hpp>
+#include <roster/detail/circuits/occupancy_reader.hpp>
+#include <roster/detail/decision/placement.hpp>
+#include <roster/detail/open/requirement.hpp>
 
 #include <unistd.h>
 

@@ -6,10 +6,10 @@
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/tuning/store.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/measure.hpp>
-#include <roster/detail/placement.hpp>
-#include <roster/detail/requirement.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/decision/measure.hpp>
+#include <roster/detail/decision/placement.hpp>
+#include <roster/detail/open/requirement.hpp>
 
 #include <algorithm>
 #include <mutex>
@@ -97,7 +97,7 @@ inline expected<const circuit*> primary_circuit(std::span<const circuit> list, s
     if (!spec) return std::move(spec).error().prepend("ROSTER_DEVICE");
     for (const auto& c : list)
       if (contains_spec(c, *spec)) {
-        why = "ROSTER_DEVICE='" + std::string(*v) + "' is in use: " + spec->str() + " of " + describe(c);
+        why = "ROSTER_DEVICE='" + detail::printable(*v) + "' is in use: " + spec->str() + " of " + describe(c);
         named = *spec;
         return &c;
       }
@@ -107,7 +107,7 @@ inline expected<const circuit*> primary_circuit(std::span<const circuit> list, s
       for (const auto& a : c.alternates) kept += ", " + a.spec();
     }
     return make_error(errc::not_found,
-                      "ROSTER_DEVICE='" + std::string(*v) + "' names " + spec->str() +
+                      "ROSTER_DEVICE='" + detail::printable(*v) + "' names " + spec->str() +
                           ", which is not among the adapters kept (" + kept + ")",
                       "set ROSTER_DEVICE to one of those adapters or unset it; the selector, the vendor masks and "
                       "ROSTER_REQUIRE drop adapters, and ROSTER_TRACE=1 shows why each was dropped");
@@ -240,13 +240,13 @@ inline void trace_decision(const decision_request& r, const decision& d) {
 // The inputs' part of the reasons.
 inline void input_reasons(const std::optional<requirement>& req, decision& d) {
   if (auto sel = env_nonblank(env_device_selector))
-    d.reasons.push_back("selector: ROSTER_DEVICE_SELECTOR='" + std::string(*sel) + "'");
+    d.reasons.push_back("selector: ROSTER_DEVICE_SELECTOR='" + detail::printable(*sel) + "'");
   else
     d.reasons.push_back("selector: none");
   d.reasons.push_back(vendor_masks::any_set([](const char* v) { return env_text(v).has_value(); })
                           ? "masks: set (roster-info or ROSTER_TRACE=1 shows what they hid)"
                           : "masks: none set");
-  d.reasons.push_back(req ? "require: ROSTER_REQUIRE='" + req->text + "' (no host CPU fallback)"
+  d.reasons.push_back(req ? "require: ROSTER_REQUIRE='" + detail::printable(req->text) + "' (no host CPU fallback)"
                           : std::string("require: none"));
 }
 
@@ -255,7 +255,7 @@ inline void input_reasons(const std::optional<requirement>& req, decision& d) {
 inline error no_circuit() {
   const auto sel = env_nonblank(env_device_selector);
   std::string fix = "link a backend (the CPU backend opens everywhere)";
-  if (sel) fix += ", or relax ROSTER_DEVICE_SELECTOR='" + std::string(*sel) + "'";
+  if (sel) fix += ", or relax ROSTER_DEVICE_SELECTOR='" + detail::printable(*sel) + "'";
   return error(errc::not_found, "decision: no circuit (no adapter was kept)",
                fix + "; ROSTER_TRACE=1 shows why each adapter was dropped");
 }
@@ -513,7 +513,7 @@ ROSTER_INLINE expected<device*> default_device() noexcept {
       if (!spec) return std::move(spec).error().prepend("ROSTER_DEVICE");
       auto d = detail::cached_device(*spec, *v);
       if (!d) return std::move(d).error().prepend("ROSTER_DEVICE");
-      detail::add_trace_line("default device: ROSTER_DEVICE='" + std::string(*v) + "' names " + spec->str());
+      detail::add_trace_line("default device: ROSTER_DEVICE='" + detail::printable(*v) + "' names " + spec->str());
       return d;
     }
     auto d = decide({});

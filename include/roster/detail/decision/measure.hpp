@@ -11,9 +11,9 @@
 #include <roster/program.hpp>
 #include <roster/select.hpp>
 #include <roster/tuning/store.hpp>
-#include <roster/detail/decision.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/noise_rule.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>

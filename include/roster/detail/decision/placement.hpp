@@ -9,8 +9,8 @@
 // hwloc: hwloc reads the same files, and linking it would add a library to
 // every program that compiles roster, header-only ones included.
 
-#include <roster/detail/bind_policy.hpp>
-#include <roster/detail/cpu_affinity.hpp>
+#include <roster/detail/decision/bind_policy.hpp>
+#include <roster/detail/devices/cpu_affinity.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -4,8 +4,8 @@
 // and all 32 CPUs local to both GPUs, so local_cpulist is what to read).
 // ROSTER_SYSFS_ROOT replaces /sys (see sysfs_root()).
 
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <sched.h>
 #include <unistd.h>

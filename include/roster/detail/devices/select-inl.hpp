@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <mutex>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 namespace roster {
 namespace detail {
@@ -224,7 +224,7 @@ ROSTER_INLINE expected<selector> parse_selector(std::string_view text) {
   if (detail::trim(text).empty()) return out;
   auto bad = [&](std::string_view term, std::string_view why) {
     return make_error(errc::invalid_argument,
-                      "device selector '" + std::string(text) + "': term '" + std::string(term) + "' " +
+                      "device selector '" + detail::printable(text) + "': term '" + detail::printable(term) + "' " +
                           std::string(why),
                       detail::selector_fix);
   };
@@ -354,7 +354,7 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> detail::launcher_local_ra
     if (v) return static_cast<int>(*v);
     const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
     return make_error(errc::invalid_argument,
-                      std::string(name) + "='" + std::string(text) + "' is " +
+                      std::string(name) + "='" + detail::printable(text) + "' is " +
                           (digits ? "past " + std::to_string(local_rank_limit) + " local ranks"
                                   : std::string("not a whole number")),
                       "set " + std::string(name) + " to this rank's " + what +
@@ -372,7 +372,7 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> detail::launcher_local_ra
       auto size = parse(p.size, *s, "local rank count");
       if (!size) return std::move(size).error();
       if (*size == 0)
-        return make_error(errc::invalid_argument, std::string(p.size) + "='" + std::string(*s) + "': no local ranks",
+        return make_error(errc::invalid_argument, std::string(p.size) + "='" + detail::printable(*s) + "': no local ranks",
                           "set " + std::string(p.size) + " to the number of ranks on this node (at least 1; the "
                           "MPI launcher does), or unset it");
       info.size = *size;
@@ -382,7 +382,7 @@ ROSTER_INLINE expected<std::optional<local_rank_info>> detail::launcher_local_ra
     // launcher environment, and would cost memory and time to act on.
     if (info.rank >= local_rank_limit || info.size > local_rank_limit)
       return make_error(errc::invalid_argument,
-                        std::string(p.rank) + "='" + std::string(*r) + "'" +
+                        std::string(p.rank) + "='" + detail::printable(*r) + "'" +
                             (info.size_variable.empty() ? std::string{} : ", " + info.size_variable + "=" + std::to_string(info.size)) +
                             ": more than " + std::to_string(local_rank_limit) + " local ranks",
                         "check the launcher's environment: " + std::string(p.rank) +

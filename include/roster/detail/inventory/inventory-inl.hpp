@@ -4,8 +4,8 @@
 // mode, compiled once into the library otherwise.
 
 #include <roster/inventory.hpp>
-#include <roster/detail/inventory_hub_state.hpp>
-#include <roster/detail/platform/modules.hpp>
+#include <roster/detail/inventory/inventory_hub_state.hpp>
+#include <roster/detail/inventory/platform/modules.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,7 @@
 namespace roster::detail {
 
 ROSTER_API ROSTER_INLINE hub& the_hub() noexcept {
-  static constinit hub h;  // load_plugin looks this name up (detail/plugin_hub.hpp)
+  static constinit hub h;  // load_plugin looks this name up (detail/backend/plugin_hub.hpp)
   return h;
 }
 

@@ -3,8 +3,8 @@
 // out-of-line code (inventory-inl.hpp) and the plugin loader's check that a
 // plugin joined this hub (plugin_hub.hpp).
 
-#include <roster/detail/inventory_hub.hpp>
-#include <roster/detail/platform/format.hpp>
+#include <roster/detail/inventory/inventory_hub.hpp>
+#include <roster/detail/inventory/platform/object_format.hpp>
 
 #include <atomic>
 #include <cstddef>

@@ -3,12 +3,12 @@
 
 #include <roster/acquire.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/backend_id.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/gpu_list.hpp>
-#include <roster/detail/guard.hpp>
-#include <roster/detail/requirement.hpp>
-#include <roster/detail/vendor_masks.hpp>
+#include <roster/detail/backend/backend_id.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/base/guard.hpp>
+#include <roster/detail/open/requirement.hpp>
+#include <roster/detail/open/vendor_masks.hpp>
 
 #include <memory>
 #include <string>

@@ -1,13 +1,13 @@
 #pragma once
 // The machine's GPUs as the machine lists them, with no vendor runtime and no
-// mask: NVML (detail/nvml.hpp: loaded with dlopen, nothing links it) gives UUIDs and PCI
+// mask: NVML (detail/open/nvml.hpp: loaded with dlopen, nothing links it) gives UUIDs and PCI
 // addresses; sysfs gives PCI addresses, vendor and device ids. Vendor masks
 // are resolved against this list when the vendor's own runtime is not linked.
 
-#include <roster/detail/env.hpp>
-#include <roster/detail/file_io.hpp>
-#include <roster/detail/nvml.hpp>
-#include <roster/detail/vendor_masks.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/file_io.hpp>
+#include <roster/detail/open/nvml.hpp>
+#include <roster/detail/open/vendor_masks.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>

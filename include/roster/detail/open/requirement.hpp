@@ -8,8 +8,8 @@
 #include <roster/backend.hpp>
 #include <roster/error.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -76,7 +76,7 @@ inline expected<std::optional<requirement>> parse_requirement(std::string_view t
   if (r.text.empty()) return std::optional<requirement>{};
   const auto refuse = [&](std::string_view word, std::string_view why) {
     return make_error(errc::invalid_argument,
-                      "ROSTER_REQUIRE='" + r.text + "': '" + std::string(word) + "' " + std::string(why),
+                      "ROSTER_REQUIRE='" + printable(r.text) + "': '" + printable(word) + "' " + std::string(why),
                       "use comma-separated words, each one of " + requirement_words() +
                           " (e.g. ROSTER_REQUIRE=gpu or ROSTER_REQUIRE=discrete,cuda)");
   };

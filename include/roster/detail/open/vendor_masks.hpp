@@ -13,8 +13,8 @@
 // be resolved hides every adapter it might name: hide rather than expose.
 
 #include <roster/backend.hpp>
-#include <roster/detail/function_ref.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/function_ref.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <algorithm>
 #include <cstdint>

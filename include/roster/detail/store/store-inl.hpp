@@ -3,8 +3,8 @@
 
 #include <roster/tuning/store.hpp>
 #include <roster/env.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/file_io.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/file_io.hpp>
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // Private: timing, checking and choosing among a kernel's variants.
 
 #include <roster/variants.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // Private: tuning records to and from JSON.
 
 #include <roster/tuning/format.hpp>
-#include <roster/detail/json.hpp>
+#include <roster/detail/base/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -69,7 +69,7 @@ void figures_object(std::string& out, std::string_view key, const tuning_record&
 
 inline void figures_to_json(std::string& out, const tuning_record& r) {
   figures_object(out, "gbps", r, [](const tuning_figure& f) { return f.gbps; });
-  // The reps' spreads, when measured: the decision rule's noise (detail/decision.hpp).
+  // The reps' spreads, when measured: the decision rule's noise (detail/base/noise_rule.hpp).
   if (std::any_of(r.figures.begin(), r.figures.end(), [](const tuning_figure& f) { return f.spread > 0; }))
     figures_object(out, "spread", r, [](const tuning_figure& f) { return f.spread; });
 }

@@ -2,8 +2,8 @@
 // Private: the tuning record lookups.
 
 #include <roster/tuning/record.hpp>
-#include <roster/detail/env.hpp>
-#include <roster/detail/text.hpp>
+#include <roster/detail/base/environment.hpp>
+#include <roster/detail/base/text.hpp>
 
 #include <algorithm>
 #include <string>

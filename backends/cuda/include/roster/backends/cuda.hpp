@@ -132,9 +132,7 @@ struct backend {
   /// Its users' kernels are launchers (roster::cuda::kernel).
   using kernel_payload = launcher;
   /// Opens CUDA device `ordinal`.
-  static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal) {
-    return device_type::open(ordinal);
-  }
+  ROSTER_API static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the CUDA devices this process sees; empty without an NVIDIA GPU,
   /// a driver, or a visible device (open() then says which).
   ROSTER_API static expected<std::vector<adapter_info>> enumerate();

@@ -17,7 +17,7 @@
 // __start_/__stop_roster_inventory and to its module_node. The group also
 // holds the module's hook: an .init_array and a .fini_array entry.
 
-#include <roster/detail/inventory_hub.hpp>
+#include <roster/detail/inventory/inventory_hub.hpp>
 
 #include <atomic>
 #include <cstdint>

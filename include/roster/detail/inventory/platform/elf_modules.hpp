@@ -10,8 +10,8 @@
 // no collection reads the module; glibc runs it under dl_load_lock, which
 // dl_iterate_phdr does not take, so the two never wait on each other.
 
-#include <roster/detail/inventory_hub_state.hpp>
-#include <roster/detail/platform/elf.hpp>
+#include <roster/detail/inventory/inventory_hub_state.hpp>
+#include <roster/detail/inventory/platform/elf.hpp>
 
 #include <dlfcn.h>
 #include <link.h>

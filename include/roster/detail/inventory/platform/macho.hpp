@@ -19,7 +19,7 @@
 // image added and removed (_dyld_register_func_for_add_image, _remove_image)
 // and reads the descriptor of each: no per-image hook, nothing run per entry.
 
-#include <roster/detail/inventory_hub.hpp>
+#include <roster/detail/inventory/inventory_hub.hpp>
 
 #include <atomic>
 #include <cstdint>

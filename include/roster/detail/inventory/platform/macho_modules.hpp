@@ -13,8 +13,8 @@
 // image. The callbacks cannot be withdrawn: they live in the module that
 // holds the hub (libroster, or the executable header-only).
 
-#include <roster/detail/inventory_hub_state.hpp>
-#include <roster/detail/platform/macho.hpp>
+#include <roster/detail/inventory/inventory_hub_state.hpp>
+#include <roster/detail/inventory/platform/macho.hpp>
 
 #include <dlfcn.h>
 #include <mach-o/dyld.h>

@@ -3,9 +3,9 @@
 // by the inventory's out-of-line code only.
 
 #if defined(_WIN32)
-#  include <roster/detail/platform/pe_modules.hpp>
+#  include <roster/detail/inventory/platform/pe_modules.hpp>
 #elif defined(__APPLE__)
-#  include <roster/detail/platform/macho_modules.hpp>
+#  include <roster/detail/inventory/platform/macho_modules.hpp>
 #else
-#  include <roster/detail/platform/elf_modules.hpp>
+#  include <roster/detail/inventory/platform/elf_modules.hpp>
 #endif

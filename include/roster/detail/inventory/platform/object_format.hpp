@@ -3,9 +3,9 @@
 // file per format.
 
 #if defined(_WIN32)
-#  include <roster/detail/platform/pe.hpp>
+#  include <roster/detail/inventory/platform/pe.hpp>
 #elif defined(__APPLE__)
-#  include <roster/detail/platform/macho.hpp>
+#  include <roster/detail/inventory/platform/macho.hpp>
 #else
-#  include <roster/detail/platform/elf.hpp>
+#  include <roster/detail/inventory/platform/elf.hpp>
 #endif

@@ -28,7 +28,7 @@
 // keeps .CRT$XC*; lld drops an unreferenced COMDAT, so every unit names the
 // hook from .xdata as well.
 
-#include <roster/detail/inventory_hub.hpp>
+#include <roster/detail/inventory/inventory_hub.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -11,8 +11,8 @@
 // needs no <windows.h> (whose min and max macros would reach header-only
 // users).
 
-#include <roster/detail/inventory_hub_state.hpp>
-#include <roster/detail/platform/pe.hpp>
+#include <roster/detail/inventory/inventory_hub_state.hpp>
+#include <roster/detail/inventory/platform/pe.hpp>
 
 #include <cstddef>
 #include <cstdint>
