@@ -336,6 +336,7 @@ struct backend_list {
   const void* capabilities = nullptr;
   const void* runtime = nullptr;
   std::vector<backend_entry> entries;
+  const backend_list* previous = nullptr;  // the list it replaced, kept reachable (never freed)
 };
 }  // namespace detail
 

@@ -303,6 +303,7 @@ ROSTER_INLINE std::span<const backend_entry> registered_backends() {
   list->precedences = precs.data();
   list->capabilities = caps.data();
   list->runtime = rt;
+  list->previous = current.load(std::memory_order_relaxed);
   auto& out = list->entries;
   out.reserve(regs.size() + (rt != nullptr ? rt->entries.size() : 0));
   for (const auto* r : regs) {
@@ -321,7 +322,8 @@ ROSTER_INLINE std::span<const backend_entry> registered_backends() {
   std::stable_sort(out.begin(), out.end(), [](const backend_entry& a, const backend_entry& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.id() < b.id();
   });
-  // Never freed: views handed out earlier stay valid.
+  // Never freed, and chained to the list it replaces: views handed out
+  // earlier stay valid (and stay reachable, so a leak check sees no leak).
   const auto* published = list.release();
   current.store(published, std::memory_order_release);
   return published->entries;
