@@ -13,7 +13,7 @@
 
 #include "../tests/support/identity_device.hpp"
 #include <roster/acquire.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 
 #include <roster/circuits.hpp>
 

@@ -6,7 +6,7 @@
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 #include <roster/error.hpp>
 #include <roster/occupancy.hpp>
 #include <roster/select.hpp>

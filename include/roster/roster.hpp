@@ -7,7 +7,7 @@
 #include <roster/circuits.hpp>
 #include <roster/occupancy.hpp>
 #include <roster/decide.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 #include <roster/env.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>

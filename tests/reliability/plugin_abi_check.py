@@ -17,7 +17,8 @@ import re
 import sys
 
 # The plugin-facing headers: what a plugin includes to register a backend
-# (roster/backend.hpp) and to define its device (roster/device.hpp), and every
+# (roster/backend.hpp, with the device class of roster/device_interface.hpp),
+# the device cache and run-time factories (roster/device_cache.hpp), and every
 # roster header those include (not the *-inl.hpp code). plugin_note.hpp, which
 # holds plugin_abi_version and the recorded hash, is checked at load time
 # (magic and size) instead. The test fails if this list and the includes part.
@@ -34,7 +35,8 @@ PLUGIN_HEADERS = [
     "roster/detail/inventory/platform/pe.hpp",
     "roster/detail/backend/spec_key.hpp",
     "roster/detail/base/text.hpp",
-    "roster/device.hpp",
+    "roster/device_cache.hpp",
+    "roster/device_interface.hpp",
     "roster/error.hpp",
     "roster/inventory.hpp",
     "roster/kernels.hpp",
@@ -43,7 +45,7 @@ PLUGIN_HEADERS = [
     "roster/split.hpp",
     "roster/tuning/record.hpp",
 ]
-ENTRY_HEADERS = ["roster/backend.hpp", "roster/device.hpp"]
+ENTRY_HEADERS = ["roster/backend.hpp", "roster/device_cache.hpp"]
 NOTE = "roster/detail/base/plugin_note.hpp"
 RECORDED = re.compile(r'(plugin_abi_headers_sha256\[\] =\s*")([0-9a-f]*)(")')
 
@@ -78,7 +80,7 @@ def main():
 
     closure, listed = included_closure(include), set(PLUGIN_HEADERS)
     if closure != listed:
-        print("plugin_abi_check.py: PLUGIN_HEADERS is not what roster/backend.hpp and roster/device.hpp include:")
+        print("plugin_abi_check.py: PLUGIN_HEADERS is not what roster/backend.hpp and roster/device_cache.hpp include:")
         for h in sorted(closure - listed):
             print("  add to PLUGIN_HEADERS:", h)
         for h in sorted(listed - closure):

@@ -2,7 +2,7 @@
 // Private: enumeration, merging into circuits, their order and the trace.
 
 #include <roster/circuits.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 #include <roster/plugins.hpp>
 #include <roster/tuning/store.hpp>
 #include <roster/detail/base/environment.hpp>

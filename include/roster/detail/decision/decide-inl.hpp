@@ -2,7 +2,7 @@
 // Private: the one decision, the roles, the router and the default device.
 
 #include <roster/decide.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 #include <roster/kernels.hpp>
 #include <roster/plugins.hpp>
 #include <roster/tuning/store.hpp>

@@ -2,7 +2,7 @@
 // Private: the device cache and run-time factories.
 
 #include <roster/acquire.hpp>
-#include <roster/device.hpp>
+#include <roster/device_cache.hpp>
 #include <roster/tuning/store.hpp>
 
 #include <algorithm>
