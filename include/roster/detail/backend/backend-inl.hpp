@@ -9,11 +9,13 @@
 #include <roster/detail/base/text.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <string>
 
 namespace roster {
 
@@ -358,12 +360,51 @@ ROSTER_INLINE expected<std::unique_ptr<device>> detail::open_registered(const ba
   return d;
 }
 
+namespace detail {
+// What one backend may report. A machine has tens of adapters per API (eight
+// GPUs of seven MIG instances each is 56); a plugin that reports 100,000 made
+// every scan, trace and table that long.
+inline constexpr std::size_t max_adapters_per_backend = 1024;
+
+// Says once per backend (the first 16 backends) on stderr, and in the trace
+// each time, that its list was cut to the cap.
+inline void say_adapters_cut(std::string_view id, std::size_t reported) noexcept {
+  try {
+    const error e(errc::unsupported,
+                  "backend '" + printable(id) + "' reported " + std::to_string(reported) +
+                      " adapters, more than the " + std::to_string(max_adapters_per_backend) +
+                      " one backend may report; the first " + std::to_string(max_adapters_per_backend) +
+                      " are used",
+                  "fix the backend's enumerate() to report each device it can open once, or leave it out with "
+                  "ROSTER_DEVICE_SELECTOR='!" + printable(id) + ":*'");
+    trace(e.message());
+    static constinit std::mutex m;
+    static std::array<std::string, 16> said{};
+    std::lock_guard lock(m);
+    for (auto& s : said) {
+      if (s == id) return;
+      if (!s.empty()) continue;
+      s = std::string(id);
+      std::fprintf(stderr, "roster: warning: %s\n", e.message().c_str());
+      return;
+    }
+  } catch (...) {
+  }
+}
+}  // namespace detail
+
 ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(const backend_registration& backend) noexcept {
   backends_in_use pin;
-  return detail::guarded(backend.id, backend.id, "enumerate", [&]() -> expected<std::vector<adapter_info>> {
+  auto listed = detail::guarded(backend.id, backend.id, "enumerate", [&]() -> expected<std::vector<adapter_info>> {
     if (backend.enumerate == nullptr) return std::vector<adapter_info>{};
     return backend.enumerate();
   });
+  if (listed && listed->size() > detail::max_adapters_per_backend) {
+    detail::say_adapters_cut(backend.id, listed->size());
+    listed->resize(detail::max_adapters_per_backend);
+    listed->shrink_to_fit();
+  }
+  return listed;
 }
 
 namespace detail {

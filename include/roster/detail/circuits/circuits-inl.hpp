@@ -13,9 +13,12 @@
 #include <roster/detail/open/vendor_masks.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 namespace roster {
@@ -272,29 +275,59 @@ inline std::vector<candidate> keep_adapters(std::vector<std::pair<adapter_info, 
   return kept;
 }
 
+// Each candidate joins the first group (in the order groups were made) that
+// merge_reason() accepts, else makes a new one. The groups that could accept
+// a candidate are looked up by its UUID and PCI address instead of asked one
+// by one, so a backend of many adapters costs n log n, not n squared.
 inline std::vector<group> merge(const std::vector<candidate>& kept, std::vector<std::string>& lines) {
   std::vector<group> groups;
+  groups.reserve(kept.size());
+  constexpr std::size_t none = static_cast<std::size_t>(-1);
+  std::size_t cpu_group = none;
+  std::map<std::array<std::uint8_t, 16>, std::size_t> by_uuid;  // first group holding the UUID
+  std::map<std::string, std::size_t> by_pci;                     // first group of the address
+  std::map<std::string, std::set<std::size_t>> by_pci_no_uuid;   // groups of the address holding no UUID
   for (const auto& c : kept) {
-    group* home = nullptr;
-    std::string why;
-    for (auto& g : groups) {
-      why = merge_reason(c, g);
-      if (!why.empty()) {
-        home = &g;
-        break;
-      }
-    }
-    if (home == nullptr) {
-      groups.emplace_back();
-      home = &groups.back();
-      home->cpu = c.adapter.type == device_type::cpu;
+    std::size_t at = none;
+    if (c.adapter.type == device_type::cpu) {
+      at = cpu_group;
     } else {
-      lines.push_back("merged " + c.adapter.spec() + " into the device of " + home->members.front()->adapter.spec() +
-                      ": " + why);
+      std::size_t by_id = none, by_place = none;
+      if (c.adapter.has_uuid()) {  // a group holding a UUID takes it by UUID alone
+        if (auto u = by_uuid.find(c.adapter.uuid); u != by_uuid.end()) by_id = u->second;
+        if (!c.pci.empty())
+          if (auto p = by_pci_no_uuid.find(c.pci); p != by_pci_no_uuid.end() && !p->second.empty())
+            by_place = *p->second.begin();
+      } else if (!c.pci.empty()) {
+        if (auto p = by_pci.find(c.pci); p != by_pci.end()) by_place = p->second;
+      }
+      at = std::min(by_id, by_place);
+      if (at != none && groups[at].cpu) at = none;
     }
-    home->members.push_back(&c);
-    if (home->uuid_holder == nullptr && c.adapter.has_uuid()) home->uuid_holder = &c.adapter;
-    if (home->pci.empty()) home->pci = c.pci;
+    if (at == none) {
+      at = groups.size();
+      groups.emplace_back();
+      groups.back().cpu = c.adapter.type == device_type::cpu;
+      if (groups.back().cpu && cpu_group == none) cpu_group = at;
+    } else {
+      lines.push_back("merged " + c.adapter.spec() + " into the device of " +
+                      groups[at].members.front()->adapter.spec() + ": " + merge_reason(c, groups[at]));
+    }
+    group& home = groups[at];
+    home.members.push_back(&c);
+    if (home.cpu) continue;
+    if (home.uuid_holder == nullptr && c.adapter.has_uuid()) {
+      home.uuid_holder = &c.adapter;
+      auto [u, fresh] = by_uuid.emplace(c.adapter.uuid, at);
+      if (!fresh) u->second = std::min(u->second, at);
+      if (!home.pci.empty()) by_pci_no_uuid[home.pci].erase(at);
+    }
+    if (home.pci.empty() && !c.pci.empty()) {
+      home.pci = c.pci;
+      auto [p, fresh] = by_pci.emplace(home.pci, at);
+      if (!fresh) p->second = std::min(p->second, at);
+      if (home.uuid_holder == nullptr) by_pci_no_uuid[home.pci].insert(at);
+    }
   }
   return groups;
 }
@@ -364,17 +397,29 @@ inline void order_circuits(std::vector<ranked>& out) {
   while (start < out.size()) {
     std::size_t end = start + 1;
     while (end < out.size() && out[end].order == out[start].order && out[end].c.type() == out[start].c.type()) ++end;
-    std::vector<ranked> same(std::make_move_iterator(out.begin() + static_cast<std::ptrdiff_t>(start)),
-                             std::make_move_iterator(out.begin() + static_cast<std::ptrdiff_t>(end)));
-    while (!same.empty()) {
-      std::size_t best = 0;
-      for (std::size_t i = 1; i < same.size(); ++i)
-        if (measured(same[best].record, same[i].record, {}, std::nullopt) > 0) best = i;
-      if (best != 0)
-        same[best].c.placed_because = "ahead of " + same[0].c.adapter.spec() + " by record: " +
-                                      triad_text(same[best].record) + " against " + triad_text(same[0].record);
-      result.push_back(std::move(same[best]));
-      same.erase(same.begin() + static_cast<std::ptrdiff_t>(best));
+    // Each pick: the first left, unless a later one measured faster beyond
+    // the noise than the best so far. A circuit without a record never
+    // measures faster, and the first left without one is never passed, so
+    // only those with records are compared: n plus r squared for r records,
+    // not n squared.
+    std::vector<std::size_t> with_record;
+    for (std::size_t i = start; i < end; ++i)
+      if (out[i].record != nullptr) with_record.push_back(i);
+    std::vector<bool> taken(end - start, false);
+    for (std::size_t first = start; first < end;) {
+      std::size_t best = first;
+      if (out[first].record != nullptr)
+        for (std::size_t i : with_record)
+          if (i > first && !taken[i - start] && measured(out[best].record, out[i].record, {}, std::nullopt) > 0)
+            best = i;
+      if (best != first)
+        out[best].c.placed_because = "ahead of " + out[first].c.adapter.spec() + " by record: " +
+                                     triad_text(out[best].record) + " against " + triad_text(out[first].record);
+      taken[best - start] = true;
+      if (out[best].record != nullptr)
+        with_record.erase(std::find(with_record.begin(), with_record.end(), best));
+      result.push_back(std::move(out[best]));
+      while (first < end && taken[first - start]) ++first;
     }
     start = end;
   }
