@@ -46,9 +46,11 @@ struct plugin {
 /// Waits until no thread holds a backends_in_use, so nothing roster is reading
 /// or running of the plugin is unmapped under it. Release the plugin's devices
 /// first: they run its code. An error if this thread holds a backends_in_use
-/// (it would wait for itself), or if the object stays mapped after dlclose
-/// (another handle, or GCC's STB_GNU_UNIQUE); then it stays in
-/// loaded_plugins(), to unload once the other handle is closed.
+/// (it would wait for itself); if the plugin defines an STB_GNU_UNIQUE symbol
+/// (GCC's default for inline variables; build it with -fno-gnu-unique), which
+/// glibc never unloads, before anything is closed; or if the object stays
+/// mapped after dlclose (another handle). In both last cases it stays in
+/// loaded_plugins() and its backends stay registered.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<void> unload_plugin(const plugin& p);
 
 /// Keeps every loaded plugin loaded while it lives: unload_plugin waits until

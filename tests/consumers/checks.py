@@ -241,6 +241,21 @@ def header_only_plugin(tmp, src, args):
     expect(out, ['header-only', 'Fix:', '-rdynamic', 'export_dynamic'], 'load_plugin in a host without -rdynamic')
     sh('c++ -std=c++20 -O1 -rdynamic %s host.cpp -o host_exported -pthread -ldl' % inc, tmp, env)
     expect(sh('./host_exported plugins/libtoy.so', tmp, env), ['opened toy-plugin:0'], 'the host with -rdynamic')
+    # Built with -fno-gnu-unique it unloads; built with GCC's defaults (plain
+    # g++ -shared -fPIC) it holds STB_GNU_UNIQUE symbols, which glibc never
+    # unloads: unload_plugin refuses it, naming a symbol and the flag, and the
+    # plugin stays listed and working (hostile case 66).
+    expect(sh('./host_exported plugins/libtoy.so unload', tmp, env), ['unload_plugin: ok', 'listed: 0'],
+           'unloading the plugin built with -fno-gnu-unique')
+    sh('c++ -std=c++20 -O1 -shared -fPIC %s toy_plugin.cpp -o plugins/libplain.so -pthread' % inc, tmp, env)
+    if 'UNIQUE' in sh('readelf -Ws --wide plugins/libplain.so', tmp, env, quiet=True):
+        out = sh('./host_exported plugins/libplain.so unload', tmp, env, want=4)
+        expect(out, ['cannot be unloaded', 'STB_GNU_UNIQUE symbol _Z', 'Fix:', '-fno-gnu-unique', 'listed: 1, opens: 1'],
+               'unloading the plugin built with GCC\'s defaults')
+    else:
+        print('c++ gives no STB_GNU_UNIQUE symbol (clang, or a GCC built without it): the plain build unloads')
+        expect(sh('./host_exported plugins/libplain.so unload', tmp, env), ['unload_plugin: ok'],
+               'unloading the plugin built with the compiler\'s defaults')
 
 
 def parent(tmp, src, args):

@@ -35,15 +35,47 @@ inline constexpr int plugin_machine = EM_RISCV;
 inline constexpr int plugin_machine = -1;  // not checked
 #endif
 
+// The name of the first defined STB_GNU_UNIQUE symbol of a dynamic symbol
+// table, or empty (none, or a table over 16 MiB, which is not read).
+template <class SectionHeaders, class ReadAt>
+std::string first_unique_symbol(const SectionHeaders& sh, ReadAt& read_at) {
+  using sym_t = std::conditional_t<sizeof(void*) == 8, Elf64_Sym, Elf32_Sym>;
+  constexpr std::uint64_t most = std::uint64_t{1} << 24;
+  for (const auto& [s] : sh) {
+    if (s.sh_type != SHT_DYNSYM || s.sh_link >= sh.size() || s.sh_size > most) continue;
+    const auto& strings = sh[s.sh_link].h;
+    if (strings.sh_size > most) continue;
+    struct symbol {  // named, as section_header is
+      sym_t y;
+    };
+    std::vector<symbol> symbols(s.sh_size / sizeof(sym_t));
+    std::string names(strings.sh_size, '\0');
+    if (!read_at(s.sh_offset, symbols.size() * sizeof(sym_t), symbols.data()) ||
+        !read_at(strings.sh_offset, strings.sh_size, names.data()))
+      continue;
+    for (const auto& [y] : symbols) {
+      const unsigned bind = sizeof(void*) == 8 ? ELF64_ST_BIND(y.st_info) : ELF32_ST_BIND(y.st_info);
+      if (bind != STB_GNU_UNIQUE || y.st_shndx == SHN_UNDEF || y.st_name >= names.size()) continue;
+      return std::string(names.data() + y.st_name, ::strnlen(names.data() + y.st_name, names.size() - y.st_name));
+    }
+  }
+  return {};
+}
+
 // Returns the plugin ABI a shared object's file declares, or why it is not a
-// roster plugin for this process; `size` is the file's size in bytes.
-inline expected<std::uint32_t> check_plugin_fd(int fd, std::uint64_t size, std::string_view shown) {
+// roster plugin for this process; `size` is the file's size in bytes. When
+// `unique` is given, it receives the name of the first STB_GNU_UNIQUE symbol
+// the plugin defines (empty when none): glibc never unloads a module that
+// holds one, and GCC makes every inline variable and every static of an
+// inline function one unless built with -fno-gnu-unique.
+inline expected<std::uint32_t> check_plugin_fd(int fd, std::uint64_t size, std::string_view shown,
+                                               std::string* unique = nullptr) {
   using ehdr_t = std::conditional_t<sizeof(void*) == 8, Elf64_Ehdr, Elf32_Ehdr>;
   using shdr_t = std::conditional_t<sizeof(void*) == 8, Elf64_Shdr, Elf32_Shdr>;
   const std::string who = "plugin '" + std::string(shown) + "'";
   auto refuse = [&](std::string why) {
     return make_error(errc::invalid_argument, who + " is not a roster plugin: " + why,
-                      "move the file out of the plugin folder, or rebuild the plugin against this roster (a backend "
+                      "leave its folder out of ROSTER_PLUGIN_PATH, or rebuild the plugin against this roster (a backend "
                       "plugin registers with ROSTER_REGISTER_BACKEND)");
   };
   // Reads exactly n bytes at off, within the file.
@@ -106,21 +138,23 @@ inline expected<std::uint32_t> check_plugin_fd(int fd, std::uint64_t size, std::
                               ", and this roster speaks ABI " + std::to_string(plugin_abi_version),
                           "rebuild the plugin against this roster's headers");
     }
+    if (unique != nullptr) *unique = first_unique_symbol(sh, read_at);
     return plugin_abi_version;
   }
   return refuse("it has no " + std::string(wanted) + " section (no backend registered with ROSTER_REGISTER_BACKEND)");
 }
 
 // Opens a file without blocking (a FIFO never hangs) and checks it as above.
-inline expected<std::uint32_t> check_plugin_file(const std::string& path) {
+inline expected<std::uint32_t> check_plugin_file(const std::string& path, std::string* unique = nullptr) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0)
     return make_error(errc::io, "plugin '" + path + "': cannot open it: " + std::strerror(errno),
-                      "make the file readable, or move it out of the plugin folder");
+                      "make the file readable, or leave its folder out of ROSTER_PLUGIN_PATH");
   struct stat st {};
   expected<std::uint32_t> r = make_error(errc::invalid_argument, "plugin '" + path + "' is not a regular file",
-                                         "move it out of the plugin folder");
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) r = check_plugin_fd(fd, static_cast<std::uint64_t>(st.st_size), path);
+                                         "leave its folder out of ROSTER_PLUGIN_PATH");
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    r = check_plugin_fd(fd, static_cast<std::uint64_t>(st.st_size), path, unique);
   ::close(fd);
   return r;
 }

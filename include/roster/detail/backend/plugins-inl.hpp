@@ -24,6 +24,7 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <utility>
 
 namespace roster {
 
@@ -42,6 +43,9 @@ struct plugin_registry {
   std::mutex mutex;            // the list of loaded plugins
   std::mutex unload_mutex;     // one unload at a time
   std::vector<plugin> loaded;
+  // The loaded plugins that hold an STB_GNU_UNIQUE symbol (handle, its name):
+  // glibc never unloads those, so unload_plugin refuses them up front.
+  std::vector<std::pair<void*, std::string>> never_unmapped;
   std::atomic<unsigned> epoch{0};
   std::atomic<long> readers[2]{};
 };
@@ -134,7 +138,7 @@ inline std::optional<error> plugin_entry_problem(const std::string& full) {
   if (::stat(full.c_str(), &st) == 0) {
     if (S_ISREG(st.st_mode)) return std::nullopt;
     return error(errc::invalid_argument, "plugin '" + full + "' is not a regular file (a device, FIFO or socket)",
-                 "move it out of the plugin folder");
+                 "leave its folder out of ROSTER_PLUGIN_PATH");
   }
   const int err = errno;
   struct stat lst{};
@@ -147,12 +151,12 @@ inline std::optional<error> plugin_entry_problem(const std::string& full) {
   }
   if (link && err == ENOENT)
     return error(errc::not_found, "plugin '" + full + "' is a link to nothing" + to,
-                 "point the link at a plugin file, or remove it (rm '" + full + "')");
+                 "point the link at a plugin file, or leave its folder out of ROSTER_PLUGIN_PATH");
   if (link && err == ELOOP)
     return error(errc::invalid_argument, "plugin '" + full + "' is a loop of links" + to + ": " + std::strerror(err),
-                 "point the link at a plugin file, or remove it (rm '" + full + "')");
+                 "point the link at a plugin file, or leave its folder out of ROSTER_PLUGIN_PATH");
   return error(errc::io, "plugin '" + full + "' cannot be reached" + to + ": " + std::strerror(err),
-               "make it and what it links to readable by this user, or move it out of the plugin folder");
+               "make it and what it links to readable by this user, or leave its folder out of ROSTER_PLUGIN_PATH");
 }
 // The entries of a folder named like plugins, sorted by name; an error when
 // the folder cannot be listed.
@@ -188,7 +192,8 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
   // Only from a place no one else can write, as sudo and ssh insist.
   if (auto loose = detail::refuse_untrusted(detail::untrusted_plugin(full))) return detail::refused(std::move(*loose));
   // Read from the file first: dlopen runs any library's start-up code.
-  if (auto mark = detail::check_plugin_file(full); !mark) return detail::refused(std::move(mark).error());
+  std::string unique;  // a symbol that keeps it mapped for good
+  if (auto mark = detail::check_plugin_file(full, &unique); !mark) return detail::refused(std::move(mark).error());
   // Named before dlopen, so a plugin whose start-up code ends the process is
   // named by the trace. dlopen runs that code, which may call roster: no lock held.
   detail::trace("plugin: opening '" + full + "'");
@@ -196,7 +201,7 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
   if (handle == nullptr)
     return detail::refused(error(errc::unavailable, "plugin '" + full + "': dlopen failed: " + detail::dl_error_text(),
                                  "check that the file is a shared object for this machine whose libraries resolve "
-                                 "(ldd '" + full + "'), or move it out of the plugin folder"));
+                                 "(ldd '" + full + "'), or leave its folder out of ROSTER_PLUGIN_PATH"));
   if (auto unseen = detail::plugin_hub_unseen(handle, full)) {
     dlclose(handle);
     return std::move(*unseen);
@@ -211,6 +216,11 @@ ROSTER_INLINE expected<plugin> load_plugin(std::string_view path) {
       return same;
     }
   r.loaded.push_back(plugin{full, handle});
+  if (!unique.empty()) {
+    r.never_unmapped.emplace_back(handle, unique);
+    detail::trace("plugin: '" + full + "' holds the STB_GNU_UNIQUE symbol " + detail::printable(unique) +
+                  ", so the C library will keep it loaded; unload_plugin refuses it (build it with -fno-gnu-unique)");
+  }
   return r.loaded.back();
 }
 
@@ -302,6 +312,16 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
     if (p.handle == nullptr || at == r.loaded.end())
       return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
                         "unload a plugin that roster::load_plugin or load_plugins returned, once");
+    // Read from its file at load: dlclose would leave it mapped and listed.
+    for (const auto& [handle, symbol] : r.never_unmapped)
+      if (handle == p.handle)
+        return make_error(errc::unavailable,
+                          "plugin '" + at->path + "' cannot be unloaded: it defines the STB_GNU_UNIQUE symbol " +
+                              detail::printable(symbol) +
+                              ", and the C library never unloads a module holding one; it stays loaded and its "
+                              "backends stay registered",
+                          "build the plugin with -fno-gnu-unique (GCC gives each inline variable and each static "
+                          "of an inline function that binding by default), or keep it loaded");
     path = at->path;
     index = static_cast<std::size_t>(at - r.loaded.begin());
     r.loaded.erase(at);
