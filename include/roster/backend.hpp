@@ -17,6 +17,7 @@
 #include <mutex>
 #include <atomic>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -151,6 +152,22 @@ namespace detail {
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::unique_ptr<device>> open_registered(
     const backend_registration& backend, std::uint32_t ordinal);
 }  // namespace detail
+
+/// Returns whether adapter `ordinal` is among the `count` a backend lists, for
+/// its open(): with none at all, an errc::unavailable error "spec: none_what"
+/// whose fix is `none_fix` (how to install a driver); past the last one, an
+/// errc::not_found error naming how many `api` adapters this host has.
+[[nodiscard]] inline expected<void> check_adapter_ordinal(std::string_view spec, std::string_view api,
+                                                          std::size_t count, std::uint32_t ordinal,
+                                                          std::string_view none_what, std::string_view none_fix) {
+  if (count == 0) return make_error(errc::unavailable, std::string(spec) + ": " + std::string(none_what), none_fix);
+  if (ordinal >= count)
+    return make_error(errc::not_found,
+                      std::string(spec) + ": no such adapter; this host has " + std::to_string(count) + " " +
+                          std::string(api) + " adapter" + (count == 1 ? "" : "s"),
+                      "use an ordinal below " + std::to_string(count) + " (roster-info lists them)");
+  return {};
+}
 
 /// Calls a backend's enumerator, turning a throw into an error.
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::vector<adapter_info>> enumerate_adapters(

@@ -5,6 +5,7 @@
 #include "errors.hpp"
 
 #include <roster/env.hpp>
+#include <roster/sysfs.hpp>
 
 #include <cuda_runtime_api.h>
 
@@ -35,21 +36,6 @@ std::string read_small_file(const std::string& path) {
   return out;
 }
 
-// Parses "0x10de" (or "10de"); 0 when it is not hexadecimal.
-std::uint32_t parse_hex(std::string_view s) noexcept {
-  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-  if (s.empty() || s.size() > 8) return 0;
-  std::uint32_t v = 0;
-  for (char c : s) {
-    v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
-    else return 0;
-  }
-  return v;
-}
-
 // Whether the PCI bus has an NVIDIA (0x10de) display controller (class 0x03).
 bool nvidia_gpu_on_bus() {
   const std::string root = sysfs_root() + "/bus/pci/devices";
@@ -59,8 +45,8 @@ bool nvidia_gpu_on_bus() {
   while (const dirent* e = ::readdir(dir)) {
     if (e->d_name[0] == '.') continue;
     const std::string dev = root + "/" + e->d_name;
-    if (parse_hex(read_small_file(dev + "/vendor")) == 0x10de &&
-        (parse_hex(read_small_file(dev + "/class")) >> 16) == 0x03) {
+    if (parse_hex_id(read_small_file(dev + "/vendor")) == 0x10de &&
+        (parse_hex_id(read_small_file(dev + "/class")) >> 16) == 0x03) {
       found = true;
       break;
     }
@@ -89,7 +75,7 @@ std::string sysfs_root() {
 }
 
 std::uint32_t pci_device_id(std::string_view pci_address) {
-  return parse_hex(read_small_file(sysfs_root() + "/bus/pci/devices/" + std::string(pci_address) + "/device"));
+  return parse_hex_id(read_small_file(sysfs_root() + "/bus/pci/devices/" + std::string(pci_address) + "/device"));
 }
 
 std::string cuda_version_text(int version) {

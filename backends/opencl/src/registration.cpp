@@ -26,17 +26,14 @@ expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal)
   const std::string spec = "opencl:" + std::to_string(ordinal);
   auto devices = detail::physical_devices();
   if (!devices) return std::move(devices).error().prepend(spec);
-  if (devices->empty())
-    return make_error(errc::unavailable,
-                      spec + ": the OpenCL ICD loader finds no platform with an OpenCL 1.2 device on this host",
-                      "install an OpenCL driver (Debian: pocl-opencl-icd for the CPU, or the GPU vendor's) so that "
-                      "an ICD file names it in /etc/OpenCL/vendors (or in the folder OCL_ICD_VENDORS names), " +
-                          std::string(detail::exclude_hint));
-  if (ordinal >= devices->size())
-    return make_error(errc::not_found,
-                      spec + ": no such adapter; this host has " + std::to_string(devices->size()) +
-                          " OpenCL adapter" + (devices->size() == 1 ? "" : "s"),
-                      "use an ordinal below " + std::to_string(devices->size()) + " (roster-info lists them)");
+  if (auto ok = check_adapter_ordinal(
+          spec, "OpenCL", devices->size(), ordinal,
+          "the OpenCL ICD loader finds no platform with an OpenCL 1.2 device on this host",
+          "install an OpenCL driver (Debian: pocl-opencl-icd for the CPU, or the GPU vendor's) so that "
+          "an ICD file names it in /etc/OpenCL/vendors (or in the folder OCL_ICD_VENDORS names), " +
+              std::string(detail::exclude_hint));
+      !ok)
+    return std::move(ok).error();
   auto d = std::make_unique<device>(std::move((*devices)[ordinal]));
   if (auto ok = d->init(); !ok) return std::move(ok).error();
   return d;

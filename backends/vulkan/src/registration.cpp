@@ -25,16 +25,13 @@ expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal)
   const std::string spec = "vulkan:" + std::to_string(ordinal);
   auto devices = detail::physical_devices();
   if (!devices) return std::move(devices).error();  // it names the backend already
-  if (devices->empty())
-    return make_error(errc::unavailable, spec + ": no Vulkan 1.1 device with a compute queue on this host",
-                      "install a Vulkan driver (Debian: mesa-vulkan-drivers for lavapipe, or the NVIDIA driver), "
-                      "check VK_DRIVER_FILES / VK_ICD_FILENAMES, " +
-                          std::string(detail::exclude_hint));
-  if (ordinal >= devices->size())
-    return make_error(errc::not_found,
-                      spec + ": no such adapter; this host has " + std::to_string(devices->size()) +
-                          " Vulkan adapter" + (devices->size() == 1 ? "" : "s"),
-                      "use an ordinal below " + std::to_string(devices->size()) + " (roster-info lists them)");
+  if (auto ok = check_adapter_ordinal(
+          spec, "Vulkan", devices->size(), ordinal, "no Vulkan 1.1 device with a compute queue on this host",
+          "install a Vulkan driver (Debian: mesa-vulkan-drivers for lavapipe, or the NVIDIA driver), "
+          "check VK_DRIVER_FILES / VK_ICD_FILENAMES, " +
+              std::string(detail::exclude_hint));
+      !ok)
+    return std::move(ok).error();
   auto d = std::make_unique<device>(std::move((*devices)[ordinal]));
   if (auto ok = d->init(); !ok) return std::move(ok).error();
   return d;

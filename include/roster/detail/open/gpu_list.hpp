@@ -4,6 +4,7 @@
 // addresses; sysfs gives PCI addresses, vendor and device ids. Vendor masks
 // are resolved against this list when the vendor's own runtime is not linked.
 
+#include <roster/sysfs.hpp>
 #include <roster/detail/base/environment.hpp>
 #include <roster/detail/base/file_io.hpp>
 #include <roster/detail/open/nvml.hpp>
@@ -44,19 +45,6 @@ inline std::string read_small_file(const std::string& path) {
   ::close(fd);
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
-}
-
-inline std::uint32_t parse_hex_id(std::string_view s) {
-  if (s.starts_with("0x") || s.starts_with("0X")) s.remove_prefix(2);
-  std::uint32_t v = 0;
-  for (char c : s.substr(0, 8)) {
-    v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<std::uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<std::uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<std::uint32_t>(c - 'A' + 10);
-    else return 0;
-  }
-  return v;
 }
 
 /// Lists the display controllers (PCI class 0x03) under a sysfs PCI device

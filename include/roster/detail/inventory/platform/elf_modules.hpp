@@ -12,6 +12,7 @@
 
 #include <roster/detail/inventory/inventory_hub_state.hpp>
 #include <roster/detail/inventory/platform/elf.hpp>
+#include <roster/detail/inventory/platform/posix_modules.hpp>
 
 #include <dlfcn.h>
 #include <link.h>
@@ -129,14 +130,6 @@ inline bool refresh_modules(hub& h) noexcept {
 /// modules through their notes: nothing to record.
 inline void module_loaded(hub&, module_node&) noexcept {}
 inline void module_unloading(hub&, module_node&) noexcept {}
-
-/// Returns whether `address` lies in the module that holds `node`; called
-/// with the hub locked, from the unloading module's hook.
-inline bool in_module_of(const void* address, const module_node& node) noexcept {
-  Dl_info self{}, where{};
-  if (dladdr(&node, &self) == 0 || self.dli_fbase == nullptr) return false;
-  return dladdr(address, &where) != 0 && where.dli_fbase == self.dli_fbase;
-}
 
 /// Returns the node of the module behind a dlopen handle, or null.
 inline module_node* module_of_handle(hub& h, void* handle) noexcept {

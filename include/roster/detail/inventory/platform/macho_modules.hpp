@@ -15,6 +15,7 @@
 
 #include <roster/detail/inventory/inventory_hub_state.hpp>
 #include <roster/detail/inventory/platform/macho.hpp>
+#include <roster/detail/inventory/platform/posix_modules.hpp>
 
 #include <dlfcn.h>
 #include <mach-o/dyld.h>
@@ -85,13 +86,6 @@ inline bool refresh_modules(hub& h) noexcept {
 /// the list.
 inline void module_loaded(hub&, module_node&) noexcept {}
 inline void module_unloading(hub&, module_node&) noexcept {}
-
-/// Returns whether `address` lies in the image that holds `node`.
-inline bool in_module_of(const void* address, const module_node& node) noexcept {
-  Dl_info self{}, where{};
-  if (dladdr(&node, &self) == 0 || self.dli_fbase == nullptr) return false;
-  return dladdr(address, &where) != 0 && where.dli_fbase == self.dli_fbase;
-}
 
 /// Returns the node of the image behind a dlopen handle, or null. A handle
 /// is opaque on macOS, but dlopen(path, RTLD_NOLOAD) of an image returns the
