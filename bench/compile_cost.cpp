@@ -1,8 +1,9 @@
 // Compile cost of including roster: the compiler's CPU time (user + system,
 // from wait4) and peak memory for `-std=c++20 -O2 -fsyntax-only` of one file
-// that includes <roster/roster.hpp> (library mode, and header-only), of the
-// standard headers roster's public headers use (the baseline), and of {fmt}
-// header-only where <fmt/format.h> is installed (the anchor). The files are
+// that includes <roster/roster.hpp> (library mode, the one ROSTER_SOURCE file,
+// and header-only), of the standard headers roster's public headers use (the
+// baseline), and of {fmt} header-only where <fmt/format.h> is installed (the
+// anchor). The files are
 // compiled in turn, in a rotating order, once per repetition.
 // usage: compile_cost [--benchmark_repetitions=N] [--benchmark_out=FILE]
 // With --benchmark_out it writes Google Benchmark's JSON shape: one iteration
@@ -33,6 +34,7 @@ constexpr source sources[] = {
     {"compile_std_headers", "std_headers.cpp"},
     {"compile_roster_library", "roster_library.cpp"},
     {"compile_roster_header_only", "roster_header_only.cpp"},
+    {"compile_roster_source", "roster_source.cpp"},
     {"compile_fmt_header_only", "fmt_header_only.cpp"},
 };
 

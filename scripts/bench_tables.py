@@ -34,6 +34,8 @@ def fmt_target(row):
         return f"<= {lim:g} {row.get('unit', '')}"
     if c in ("added_max", "difference_max"):
         return f"added <= {lim:g} {row.get('unit', '')}"
+    if c == "shown":
+        return "shown, not limited"
     return "exit 0"
 
 
@@ -80,8 +82,9 @@ def counts(rows):
     """Returns the closing line: how many rows of each verdict."""
     n = {v: sum(r["verdict"] == v for r in rows)
          for v in ("pass", "pass on re-measure", "re-measure", "FAIL", "not run")}
+    shown = sum(r["verdict"] == "shown" for r in rows)
     return (f"{n['pass']} pass, {n['pass on re-measure']} pass on re-measure, {n['re-measure']} re-measure, "
-            f"{n['FAIL']} FAIL, {n['not run']} not run")
+            f"{n['FAIL']} FAIL, {n['not run']} not run" + (f", {shown} shown" if shown else ""))
 
 
 def summary_rows(doc):

@@ -15,6 +15,7 @@
 #include <roster/detail/open/acquire-inl.hpp>
 #include <roster/detail/store/store-inl.hpp>
 #include <roster/detail/store/variants-inl.hpp>
+#include <roster/detail/store/output-inl.hpp>
 #include <roster/detail/devices/device_cache-inl.hpp>
 #include <roster/detail/devices/select-inl.hpp>
 #include <roster/detail/circuits/circuits-inl.hpp>

@@ -15,6 +15,7 @@
 #include <roster/tuning/record.hpp>
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -58,6 +59,35 @@ template <backend B>
 
 /// Returns the ids of the registered backends, comma-separated, for messages.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::string known_backends();
+
+/// An adapter a vendor mask hides, and why ("CUDA_VISIBLE_DEVICES=1 leaves out ...").
+struct hidden_adapter {
+  adapter_info adapter;
+  std::string reason;
+};
+
+/// What the vendor masks (CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+/// HIP_VISIBLE_DEVICES, ZE_AFFINITY_MASK: the scheduler's word, for every
+/// API) make of a list of adapters, judged as acquire and circuits judge it.
+struct mask_view {
+  std::vector<adapter_info> visible;   ///< the adapters no mask hides, in the given order
+  std::vector<hidden_adapter> hidden;  ///< the adapters a mask hides, in the given order
+  std::vector<std::string> notes;      ///< what the masks could not follow (a malformed value, an entry naming no device)
+};
+
+/// Applies the vendor masks to adapters (any backend's; an adapter's own
+/// backend id decides which mask judges it). With no mask set, every adapter
+/// is visible and nothing is read.
+[[nodiscard]] ROSTER_API ROSTER_INLINE mask_view apply_vendor_masks(std::vector<adapter_info> adapters);
+
+/// Whether a word of ROSTER_REQUIRE names a kind of device ("gpu",
+/// "discrete", "integrated", "virtual", "cpu", in any case) rather than a
+/// backend id.
+[[nodiscard]] ROSTER_API ROSTER_INLINE bool is_device_kind(std::string_view word) noexcept;
+
+/// Reads ROSTER_REQUIRE (strict mode): nullopt when unset or blank, its
+/// trimmed text when every word parses, else the error naming the word.
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<std::string>> requirement_from_env();
 
 namespace detail {
 /// The one door: opens adapter `spec.ordinal` of `backend` (whose id is

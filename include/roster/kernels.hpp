@@ -514,7 +514,7 @@ struct kernel_choice {
   std::string baseline;          ///< the default it was compared with
   double variant_ns = 0.0;       ///< median time of the winner
   double baseline_ns = 0.0;      ///< median time of the baseline
-  double spread = 0.0;           ///< the larger relative spread of the two (detail/base/noise_rule.hpp)
+  double spread = 0.0;           ///< the larger relative spread of the two (roster/noise_rule.hpp)
   friend bool operator==(const kernel_choice&, const kernel_choice&) = default;
 };
 

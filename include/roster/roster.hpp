@@ -13,6 +13,7 @@
 #include <roster/inventory.hpp>
 #include <roster/kernels.hpp>
 #include <roster/native.hpp>
+#include <roster/noise_rule.hpp>
 #include <roster/plugins.hpp>
 #include <roster/program.hpp>
 #include <roster/select.hpp>

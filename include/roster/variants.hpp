@@ -2,7 +2,7 @@
 /// Measured choice among a kernel's variants: roster::tune_kernel times every
 /// variant of one op and element type on one device, refuses any whose result
 /// differs from the reference, and picks a winner by the decision rule of
-/// detail/base/noise_rule.hpp; record_kernel_choices keeps it in the tuning file,
+/// roster/noise_rule.hpp; record_kernel_choices keeps it in the tuning file,
 /// from where acquire gives it to the device (device::kernel_for).
 
 #include <roster/backend.hpp>
@@ -10,7 +10,7 @@
 #include <roster/error.hpp>
 #include <roster/kernels.hpp>
 #include <roster/tuning.hpp>
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -29,7 +29,7 @@ struct tune_options {
   /// The reference each variant's result must match, run on the host over the
   /// same inputs on [0, extent); null: the default variant's result.
   host_kernel_fn reference = nullptr;
-  double min_gain = detail::decision_min_gain;  ///< the minimum gain a variant needs to replace the default
+  double min_gain = noise_rule::min_gain;  ///< the minimum gain a variant needs to replace the default
 };
 
 /// One variant as tune_kernel measured it.
@@ -61,7 +61,7 @@ struct kernel_tuning {
 /// variant, baseline and figures (op, type and size class are the caller's).
 [[nodiscard]] ROSTER_API ROSTER_INLINE kernel_choice choose_variant(std::span<const variant_timing> variants,
                                                                    std::string_view baseline,
-                                                                   double min_gain = detail::decision_min_gain);
+                                                                   double min_gain = noise_rule::min_gain);
 
 /// Times every variant of `op` over `type` that the device's backend has, on
 /// buffers of `size` elements filled with fixed values, `reps` runs each after

@@ -1,6 +1,6 @@
 // The decision rule on recorded timings (tests/core/decision_cases.txt), and
 // its parts on small hand-checked inputs.
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace rd = roster::detail;
+namespace rd = roster::noise_rule;
 
 namespace {
 
@@ -64,11 +64,11 @@ TEST(Decision, SpreadIsTheInterquartileRangeOverTheMedian) {
 }
 
 TEST(Decision, MediansAloneNeedTheMinimum) {
-  EXPECT_FALSE(rd::decide({1000, 0}, {980, 0}).change);  // 2%
-  EXPECT_TRUE(rd::decide({1000, 0}, {960, 0}).change);   // 4%
-  EXPECT_FALSE(rd::decide({1000, 0}, {960, 0}, 0.05).change);
-  EXPECT_FALSE(rd::decide({0, 0}, {960, 0}).change);  // nothing measured
-  const auto d = rd::decide({1000, 0.02}, {900, 0.08});
+  EXPECT_FALSE(rd::judge({1000, 0}, {980, 0}).change);  // 2%
+  EXPECT_TRUE(rd::judge({1000, 0}, {960, 0}).change);   // 4%
+  EXPECT_FALSE(rd::judge({1000, 0}, {960, 0}, 0.05).change);
+  EXPECT_FALSE(rd::judge({0, 0}, {960, 0}).change);  // nothing measured
+  const auto d = rd::judge({1000, 0.02}, {900, 0.08});
   EXPECT_DOUBLE_EQ(d.spread, 0.08);
   EXPECT_DOUBLE_EQ(d.threshold, 0.08);
   EXPECT_NEAR(d.gain, 0.1, 1e-12);
@@ -79,7 +79,7 @@ TEST(Decision, RecordedTimings) {
   const auto cases = load_cases();
   ASSERT_EQ(cases.size(), 6u) << "read " << ROSTER_DECISION_CASES;
   for (const auto& c : cases) {
-    const auto d = rd::decide(c.current, c.candidate);
+    const auto d = rd::judge(c.current, c.candidate);
     EXPECT_EQ(d.change, c.change) << c.name << ": gain " << d.gain << ", spread " << d.spread;
   }
 }

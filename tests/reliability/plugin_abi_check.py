@@ -27,7 +27,7 @@ PLUGIN_HEADERS = [
     "roster/backend.hpp",
     "roster/config.hpp",
     "roster/detail/backend/backend_id.hpp",
-    "roster/detail/base/noise_rule.hpp",
+    "roster/noise_rule.hpp",
     "roster/detail/inventory/inventory_hub.hpp",
     "roster/detail/inventory/platform/elf.hpp",
     "roster/detail/inventory/platform/object_format.hpp",

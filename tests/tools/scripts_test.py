@@ -121,6 +121,38 @@ class BenchCheck(unittest.TestCase):
             json.dump({"kind": "bench-check", "rows": [], "programs": progs}, f)
         return run(self.script, "--evaluate", rf, "--targets", tf)
 
+    def test_a_shown_row_is_measured_and_never_judged(self):
+        # The one ROSTER_SOURCE file's compile cost: shown beside its
+        # baseline, neither a pass nor a failure, whatever its ratio.
+        targets = {"programs": {"p": {"exe": "bench/compile_cost"}},
+                   "figures": [{"id": "source", "what": "the ROSTER_SOURCE file", "program": "p",
+                                "figure": "src", "baseline": "std", "metric": "real_time", "compare": "shown",
+                                "unit": "s"}]}
+        rows = [{"name": n, "run_name": n, "run_type": "iteration", "real_time": t, "time_unit": "s"}
+                for n, t in (("std", 1.0), ("src", 9.0)) for _ in range(3)]
+        rc, out = self.judge(targets, rows)
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(row(out, "the ROSTER_SOURCE file"), r"9\.000 +shown, not limited .* shown$")
+        self.assertIn("0 FAIL, 0 not run, 1 shown", out)
+
+    def test_a_page_leaves_out_a_figure_its_run_did_not_report(self):
+        # A committed run of compile_cost from before the ROSTER_SOURCE row:
+        # its table shows the rows it measured, not "missing figure" FAILs.
+        names = ("compile_std_headers", "compile_roster_library", "compile_roster_header_only",
+                 "compile_fmt_header_only")
+        rows = [{"name": n, "run_name": n, "run_type": "iteration", "real_time": 1.0, "time_unit": "s",
+                 "peak_mib": 100.0} for n in names for _ in range(3)]
+        tmp = tempfile.mkdtemp()
+        rf = os.path.join(tmp, "results.json")
+        with open(rf, "w") as f:
+            json.dump({"kind": "bench-check", "rows": [], "date": "2026-12-03", "host": "box", "cpus": 2, "load": 0.1, "commit": "0000000", "repetitions": 3,
+                       "programs": {"compile_cost": {"returncode": 0, "benchmarks": rows}}}, f)
+        rc, out = run(self.script, "--markdown", rf)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("in library mode", out)
+        self.assertNotIn("ROSTER_SOURCE", out)
+        self.assertNotIn("missing", out)
+
     @staticmethod
     def counters(name, reps):
         """Per-repetition rows of one benchmark run name with the given counters."""

@@ -1,13 +1,12 @@
 // roster-info bench: the STREAM set on each adapter, tuning records, SVG.
 
 #include "info.hpp"
-#include "outputs.hpp"
 
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/select.hpp>
-#include <roster/detail/base/noise_rule.hpp>
-#include <roster/detail/base/file_io.hpp>
+#include <roster/noise_rule.hpp>
+#include <roster/output.hpp>
 
 #include <fmt/format.h>
 
@@ -37,10 +36,10 @@ struct progress {
       constexpr int width = 30;
       const int filled = total == 0 ? width : static_cast<int>(width * done / total);
       say(fmt::format("\r[{}{}] {:>3}/{} {}\033[K", std::string(static_cast<std::size_t>(filled), '#'),
-                      std::string(static_cast<std::size_t>(width - filled), ' '), done, total, what));
+                      std::string(static_cast<std::size_t>(width - filled), ' '), done, total, one_line(what, 256)));
       if (done == total) say("\r\033[K");
     } else {
-      say(fmt::format("{}: {}\n", what, result));
+      say(fmt::format("{}: {}\n", one_line(what, 256), one_line(result, 1024)));
     }
     flush_out();
   }
@@ -390,7 +389,7 @@ void time_split_shapes(element_type sync_type, const bench_options& o, std::vect
       cases[i].note = sr.wrong ? "wrong result" : "failed";
     } else {
       sr.split_ns = median(*cut);
-      sr.decision = roster::detail::decide(cases[i].native_runs, *cut);  // split replaces native only beyond the noise
+      sr.decision = roster::noise_rule::judge(cases[i].native_runs, *cut);  // split replaces native only beyond the noise
     }
   }
 }
@@ -530,9 +529,7 @@ int results_status(const std::vector<bench_result>& results) {
 int write_chart(const std::vector<bench_result>& results, const bench_options& o) {
   const std::string svg = render_svg(results, o);
   // A stream (/dev/stdout, a pipe) is written as one; a file is replaced.
-  auto streamed = write_stream_output(o.svg, svg, "the chart");
-  auto ok = streamed ? std::move(*streamed)
-                     : detail::write_file(o.svg, svg, "the chart", "name a file in a folder you may write to");
+  auto ok = write_output(o.svg, svg, "the chart", "name a file in a folder you may write to");
   if (!ok) {
     say_error("\n");
     print_error("roster-info bench", ok.error());
@@ -550,10 +547,17 @@ int run_bench(const bench_options& o) {
   for (const auto& [option, path] : {std::pair<std::string_view, const std::string*>{"--svg", &o.svg},
                                      {"--export", &o.export_path}})
     if (!path->empty())
-      if (auto refused = names_a_tuning_file(option, *path)) {
+      if (auto refused = refuse_tuning_file_output(option, *path, option == "--export")) {
         print_error("roster-info bench", *refused);
         return usage_error;
       }
+  // A malformed selector is an error before anything is measured: the bench
+  // would measure what it meant to leave out, then the report and bind fail
+  // on the same value.
+  if (auto sel = selector_from_env(); !sel) {
+    print_error("roster-info bench", sel.error());
+    return usage_error;
+  }
   std::vector<target> targets;
   if (!o.adapters.empty()) {
     if (const int status = named_targets(o.adapters, targets); status != 0) return status;
@@ -576,7 +580,7 @@ int run_bench(const bench_options& o) {
 
   say(render_tables(results, o));
   for (const auto& r : results)
-    for (const auto& e : r.errors) say_error("\n" + roster::error(e).prepend(r.spec).message() + "\n");
+    for (const auto& e : r.errors) say_error("\n" + one_line_message(roster::error(e).prepend(r.spec)) + "\n");
   int status = results_status(results);
   if (o.save && !save_bench_records(results, o)) status = worse_status(status, output_failed);
   if (!o.export_path.empty() && !export_bench_records(results, o)) status = worse_status(status, output_failed);

@@ -2,7 +2,7 @@
 
 #include "info.hpp"
 
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 
 #include <fmt/format.h>
 
@@ -37,7 +37,7 @@ std::string render_tables(const std::vector<bench_result>& results, const bench_
     for (const auto& shape : o.shapes) w = std::max(w, shape.size());
     out += fmt::format("\nGrid sync per program shape, '|' a grid_sync (median; the split replaces native only when "
                        "faster beyond the spread and {:.0f}%)\n  {:<12} {:<{}} {:>10} {:>10}  {}\n",
-                       roster::detail::decision_min_gain * 100, "adapter", "shape", w, "native", "split", "faster");
+                       roster::noise_rule::min_gain * 100, "adapter", "shape", w, "native", "split", "faster");
     for (const auto& r : results)
       for (const auto& s : r.shapes)
         if (timed(s))
@@ -50,7 +50,7 @@ std::string render_tables(const std::vector<bench_result>& results, const bench_
     out += fmt::format("\nKernel variants, median of {} reps, {} elements per buffer (a variant replaces the default "
                        "only when faster beyond the spread and {:.0f}%)\n"
                        "  {:<12} {:<14} {:<7} {:<18} {:>10} {:>7}  {}\n",
-                       o.reps, o.size, roster::detail::decision_min_gain * 100, "adapter", "op", "type", "variant",
+                       o.reps, o.size, roster::noise_rule::min_gain * 100, "adapter", "op", "type", "variant",
                        "median", "spread", "");
     for (const auto& r : results)
       for (const auto& k : r.kernels)

@@ -2,21 +2,14 @@
 // throws or aborts, and each failure is remembered for the exit status.
 
 #include "info.hpp"
-#include "outputs.hpp"
-
-#include <roster/detail/base/file_io.hpp>
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <algorithm>
-#include <vector>
 
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace roster::info {
 
@@ -96,73 +89,6 @@ bool stdout_written(std::string_view what) {
                                              output_fix(stdout_errno)));
   }
   return false;
-}
-
-std::optional<roster::error> names_a_tuning_file(std::string_view option, const std::string& path) {
-  std::vector<std::string> files;
-  if (auto own = tuning_path()) files.push_back(*own);
-  if (option != "--export")
-    if (auto listed = tuning_paths())
-      for (const auto& f : *listed)
-        if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
-  for (const auto& file : files)
-    for (const std::string& kept : {file, file + ".lock"}) {
-      if (!detail::same_file(path, kept)) continue;
-      const bool lock = kept.ends_with(".lock");
-      return roster::error(errc::invalid_argument,
-                           std::string(option) + " " + path + " is " +
-                               (lock ? "the lock file of roster's tuning file " + file
-                                     : "roster's tuning file " + kept) +
-                               "; roster-info does not write over it",
-                           "name another file for " + std::string(option) + ", e.g. " +
-                               (option == "--svg" ? "--svg stream.svg" : "--export /site/roster.json"));
-    }
-  return std::nullopt;
-}
-
-std::optional<expected<void>> write_stream_output(const std::string& path, std::string_view text,
-                                                  std::string_view label) {
-  const std::string shown = std::string(label) + " " + path;
-  auto failed = [&](int e, const std::string& doing) -> expected<void> {
-    return make_error(errc::io, shown + ": cannot " + doing + ": " + std::strerror(e),
-                      "name a regular file, or a stream that can be written (a pipe that is read, /dev/stdout)");
-  };
-  // A descriptor of this process (/dev/stdout -> /proc/self/fd/1): written
-  // where it stands, so `>> run.log` appends and `| jq` reads it.
-  if (const int fd = detail::descriptor_alias(path); fd >= 0) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    if (::fcntl(fd, F_GETFL) == -1) return failed(errno, "write to descriptor " + std::to_string(fd));
-    if (!detail::write_all(fd, text)) return failed(errno, "write it");
-    return expected<void>{};
-  }
-  const std::string kind = detail::not_regular_kind(path), hop = detail::special_place(path);
-  if ((kind.empty() && hop.empty()) || kind == "a folder") return std::nullopt;
-  if (kind.empty() || kind == "a block device")
-    return make_error(errc::io,
-                      shown + " leads to " + (hop.empty() ? path : hop) + ", " +
-                          (kind.empty() ? std::string("a file under /dev or /proc") : kind) +
-                          ", which roster-info neither replaces nor writes; nothing is written",
-                      "name a regular file outside /dev and /proc, or /dev/stdout to write to standard output");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENXIO)  // a FIFO no process reads (a socket says the same)
-      return make_error(errc::io, shown + " is " + kind + ", not a regular file; nothing is written to it (no "
-                                  "process reads it)",
-                        "start the program that reads " + path +
-                            " first (roster-info does not wait for one), or name a regular file");
-    return failed(errno, "open it");
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)) {
-    ::close(fd);
-    return make_error(errc::io, shown + " changed while it was opened; nothing is written", "try again");
-  }
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a reader that is slow is waited for
-  const bool written = detail::write_all(fd, text);
-  const int e = errno;
-  if (::close(fd) != 0 || !written) return failed(written ? errno : e, "write it");
-  return expected<void>{};
 }
 
 int final_status(int status) {

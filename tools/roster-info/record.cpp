@@ -1,7 +1,7 @@
 // roster-info bench: the tuning records it writes.
 
 #include "info.hpp"
-#include "outputs.hpp"
+#include <roster/output.hpp>
 
 #include <fmt/format.h>
 
@@ -95,8 +95,10 @@ bool save_bench_records(const std::vector<bench_result>& results, const bench_op
   }
   if (!kept.empty())
     say_error(fmt::format("\nwarning: {}\n(the corrupt file is kept as {}; its valid records are carried over)\n",
-                          old ? std::string("the tuning file was corrupt") : old.error().message(), kept));
-  say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s", *path));
+                          old ? std::string("the tuning file was corrupt") : one_line_message(old.error()),
+                          one_line(kept, 1024)));
+  say(fmt::format("\nwrote {} tuning record{} to {}\n", records.size(), records.size() == 1 ? "" : "s",
+                  one_line(*path, 1024)));
   warn_shadowed(results, *path);
   return true;
 }
@@ -119,7 +121,7 @@ bool export_bench_records(const std::vector<bench_result>& results, const bench_
       return false;
     }
     say(fmt::format("\nexported {} record{} by device model to {}\n", records.size(), records.size() == 1 ? "" : "s",
-                    o.export_path));
+                    one_line(o.export_path, 1024)));
     return true;
   }
   std::string kept;
@@ -130,9 +132,11 @@ bool export_bench_records(const std::vector<bench_result>& results, const bench_
     print_error("roster-info bench: --export " + o.export_path, ok.error());
     return false;
   }
-  if (!kept.empty()) say_error(fmt::format("\nwarning: {} was corrupt; it is kept as {}\n", o.export_path, kept));
+  if (!kept.empty())
+    say_error(fmt::format("\nwarning: {} was corrupt; it is kept as {}\n", one_line(o.export_path, 1024),
+                          one_line(kept, 1024)));
   say(fmt::format("\nexported {} record{} by device model to {}\n", records.size(), records.size() == 1 ? "" : "s",
-                  o.export_path));
+                  one_line(o.export_path, 1024)));
   return true;
 }
 

@@ -5,12 +5,9 @@
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/decide.hpp>
+#include <roster/env.hpp>
 #include <roster/plugins.hpp>
-#include <roster/detail/base/environment.hpp>
-#include <roster/detail/open/gpu_list.hpp>
-#include <roster/detail/base/json.hpp>
-#include <roster/detail/open/requirement.hpp>
-#include <roster/detail/open/vendor_masks.hpp>
+#include <roster/json_writer.hpp>
 #include <roster/select.hpp>
 
 #include <fmt/format.h>
@@ -77,8 +74,7 @@ std::optional<backend_row> backend_row_of(std::string_view id) {
 std::optional<roster::error> requirement_error(std::string_view want, const backend_row* row) {
   std::string lower;
   for (char c : want) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (row == nullptr && lower != "cpu" && std::find(std::begin(detail::requirement_kinds), std::end(detail::requirement_kinds), lower) !=
-                             std::end(detail::requirement_kinds))
+  if (row == nullptr && lower != "cpu" && is_device_kind(lower))
     return roster::error(errc::invalid_argument,
                          "--require " + std::string(want) + ": '" + lower +
                              "' is a kind of device, not a backend (registered: " + known_backends() + ")",
@@ -128,25 +124,13 @@ namespace {
 // whose order is unknown, a malformed value) goes to `warnings`.
 std::vector<adapter_info> visible_adapters(std::vector<adapter_info> all, std::vector<std::string>& hidden,
                                            std::vector<roster::error>& warnings) {
-  auto env = [](const char* name) -> const char* {
-    auto v = detail::env_text(name);
-    return v ? v->data() : nullptr;
-  };
-  if (!detail::vendor_masks::any_set([&](const char* name) { return env(name) != nullptr; })) return all;
-  const auto masks = detail::vendor_masks::resolve(env, all, &detail::machine_gpus);
-  for (const auto& note : masks.notes())
+  mask_view view = apply_vendor_masks(std::move(all));
+  for (const auto& note : view.notes)
     warnings.emplace_back(errc::invalid_argument, "vendor mask: " + note,
                           "set the variable to devices this node has (this report lists them; ROSTER_TRACE=1 shows "
                           "how each entry was read), or unset it");
-  std::vector<adapter_info> kept;
-  for (auto& a : all) {
-    if (auto verdict = masks.judge(a); verdict && !verdict->kept) {
-      hidden.push_back(a.spec() + " (" + verdict->reason + ")");
-      continue;
-    }
-    kept.push_back(std::move(a));
-  }
-  return kept;
+  for (const auto& h : view.hidden) hidden.push_back(h.adapter.spec() + " (" + h.reason + ")");
+  return std::move(view.visible);
 }
 
 // What roster::decide() chooses for each role, with every reason.
@@ -203,11 +187,11 @@ report gather() {
   r.version = ROSTER_INFO_VERSION;
   // First: the first collection of the backend inventory happens here.
   r.inventory = inventory_info<backend_registration>();
-  if (const auto req = detail::env_text(detail::env_require)) r.requirement = std::string(*req);
+  if (const auto req = env::text("ROSTER_REQUIRE")) r.requirement = std::string(*req);
   // A requirement that does not parse holds for nothing: its error is the
   // circuits' error, a warning below.
-  if (auto req = detail::requirement_from_env(); !req) r.requirement_valid = r.requirement_holds = false;
-  if (const auto sel = detail::env_text(detail::env_device_selector)) r.selector = std::string(*sel);
+  if (auto req = requirement_from_env(); !req) r.requirement_valid = r.requirement_holds = false;
+  if (const auto sel = env::text("ROSTER_DEVICE_SELECTOR")) r.selector = std::string(*sel);
 
   auto selector = selector_from_env();
   if (!selector) r.warnings.push_back(selector.error());
@@ -275,10 +259,39 @@ report gather() {
   return r;
 }
 
+std::string one_line(std::string_view s, std::size_t limit) {
+  constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  const std::string_view shown = s.substr(0, limit);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const auto c = static_cast<unsigned char>(shown[i]);
+    // C0 controls, DEL, and C1 controls written as UTF-8 (U+0080..U+009F).
+    const bool c1 = c == 0xc2 && i + 1 < shown.size() && static_cast<unsigned char>(shown[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(shown[i + 1]) <= 0x9f;
+    if (c >= 0x20 && c != 0x7f && !c1) {
+      out += static_cast<char>(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      const unsigned char b = c1 ? static_cast<unsigned char>(shown[++i]) : c;
+      out += std::string(c1 ? "\\xc2" : "") + "\\x" + hex[b >> 4] + hex[b & 15];
+    }
+  }
+  if (s.size() > limit) out += "... (" + std::to_string(s.size()) + " bytes in all)";
+  return out;
+}
+
 namespace {
 
-// Pads columns to their widest cell; the last column is not padded.
-std::string columns(const std::vector<std::vector<std::string>>& rows, std::string_view indent = "  ") {
+// Pads columns to their widest cell; the last column is not padded. Cells
+// hold text from drivers, plugins and the environment: each is one line.
+std::string columns(std::vector<std::vector<std::string>> rows, std::string_view indent = "  ") {
+  for (auto& row : rows)
+    for (auto& cell : row) cell = one_line(cell, 256);
   std::vector<std::size_t> width;
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -320,9 +333,9 @@ std::string render_table(const report& r, bool why) {
                      r.version, r.backends.size(), r.backends.size() == 1 ? "" : "s",
                      duration_text(static_cast<double>(r.inventory.collect_ns)), r.inventory.entries,
                      r.inventory.entries == 1 ? "y" : "ies", r.inventory.modules, r.inventory.modules == 1 ? "" : "s");
-  if (!r.selector.empty()) out += fmt::format("ROSTER_DEVICE_SELECTOR={}\n", r.selector);
+  if (!r.selector.empty()) out += fmt::format("ROSTER_DEVICE_SELECTOR={}\n", one_line(r.selector, 256));
   if (!r.requirement.empty())
-    out += fmt::format("ROSTER_REQUIRE={} ({})\n", r.requirement,
+    out += fmt::format("ROSTER_REQUIRE={} ({})\n", one_line(r.requirement, 256),
                        !r.requirement_valid ? "not valid: see the warning below"
                        : r.requirement_holds ? "holds"
                                              : "does not hold: no visible device satisfies it");
@@ -335,7 +348,7 @@ std::string render_table(const report& r, bool why) {
   if (r.backends.empty()) rows.push_back({"-", "(none registered)", "", "", ""});
   out += columns(rows);
   for (const auto& b : r.backends)
-    if (b.error) out += "  " + indent_lines(roster::error(*b.error).prepend(b.id).message(), "    ").substr(4);
+    if (b.error) out += "  " + indent_lines(one_line_message(roster::error(*b.error).prepend(b.id)), "    ").substr(4);
 
   out += "\nAdapters\n";
   rows = {{"spec", "name", "type", "uuid", "pci", "memory", "driver", "triad"}};
@@ -355,9 +368,9 @@ std::string render_table(const report& r, bool why) {
   if (!dropped.empty()) {
     std::string list;
     for (const auto& d : dropped) list += (list.empty() ? "" : ", ") + d;
-    out += fmt::format("  dropped by ROSTER_DEVICE_SELECTOR: {}\n", list);
+    out += fmt::format("  dropped by ROSTER_DEVICE_SELECTOR: {}\n", one_line(list, 4096));
   }
-  for (const auto& h : r.hidden) out += fmt::format("  hidden by a vendor mask: {}\n", h);
+  for (const auto& h : r.hidden) out += fmt::format("  hidden by a vendor mask: {}\n", one_line(h, 1024));
 
   out += "\nCircuits\n";
   rows = {{"#", "role", "preferred", "adapters", "type", "name"}};
@@ -380,35 +393,42 @@ std::string render_table(const report& r, bool why) {
     }
 
   for (const auto& c : r.circuits)
-    if (c.adapters.size() > 1) out += fmt::format("  {}: {} preferred: {}\n", c.index, c.preferred, c.preferred_because);
+    if (c.adapters.size() > 1)
+      out += fmt::format("  {}: {} preferred: {}\n", c.index, one_line(c.preferred, 256),
+                         one_line(c.preferred_because, 1024));
 
   out += "\nDecision\n";
   for (const auto& d : r.decisions) {
     if (d.error) {
-      out += fmt::format("  {}: none: {}\n", d.role, d.error->what());
+      out += fmt::format("  {}: none: {}\n", d.role, one_line(d.error->what(), 4096));
       continue;
     }
-    out += fmt::format("  {}: {}\n", d.role, d.adapter);
+    out += fmt::format("  {}: {}\n", d.role, one_line(d.adapter, 256));
     if (why)
-      for (const auto& reason : d.reasons) out += fmt::format("    {}\n", reason);
+      for (const auto& reason : d.reasons) out += fmt::format("    {}\n", one_line(reason, 4096));
   }
   if (!why) out += "  (roster-info --why says why)\n";
 
-  out += fmt::format("\nTuning: {} ({} record{})\n", r.tuning_path.empty() ? "-" : r.tuning_path, r.tuning_records,
+  out += fmt::format("\nTuning: {} ({} record{})\n", r.tuning_path.empty() ? "-" : one_line(r.tuning_path, 1024),
+                     r.tuning_records,
                      r.tuning_records == 1 ? "" : "s");
-  for (const auto& w : r.warnings) out += "\nwarning: " + w.message() + "\n";
+  for (const auto& w : r.warnings) out += "\nwarning: " + one_line_message(w) + "\n";
   return out;
 }
 
-void print_error(std::string_view context, const roster::error& e) {
-  say_error(fmt::format("{}{}{}\nFix: {}\n", context, context.empty() ? "" : ": ", e.what(), e.fix()));
+std::string one_line_message(const roster::error& e) {
+  return one_line(e.what(), 4096) + "\nFix: " + one_line(e.fix(), 4096);
 }
 
-void print_warning(const roster::error& e) { say_error("\nwarning: " + e.message() + "\n"); }
+void print_error(std::string_view context, const roster::error& e) {
+  say_error(fmt::format("{}{}{}\nFix: {}\n", one_line(context, 512), context.empty() ? "" : ": ",
+                        one_line(e.what(), 4096), one_line(e.fix(), 4096)));
+}
+
+void print_warning(const roster::error& e) { say_error("\nwarning: " + one_line_message(e) + "\n"); }
 
 namespace {
 
-using detail::json_writer;
 
 // An error as {code, message, what, fix}.
 void error_json(json_writer& w, const roster::error& e) {

@@ -10,7 +10,7 @@
 #include <roster/config.hpp>
 #include <roster/kernels.hpp>
 #include <roster/program.hpp>
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -39,7 +39,7 @@ struct sync_timing {
   double spread = 0.0;      ///< the larger relative spread of the two
   /// Returns whether the split is faster beyond the spread and the minimum gain.
   [[nodiscard]] bool split_faster() const noexcept {
-    return detail::decide({native_ns, spread}, {split_ns, spread}).change;
+    return noise_rule::judge({native_ns, spread}, {split_ns, spread}).change;
   }
   friend bool operator==(const sync_timing&, const sync_timing&) = default;
 };
@@ -129,7 +129,7 @@ struct tuning_match {
 
 /// Compares two adapters' records for work over `ops` and `type` (triad when
 /// `ops` holds no measured op): the time per byte summed over the ops, and
-/// the decision rule of detail/base/noise_rule.hpp (the larger recorded spread, at
+/// the decision rule of roster/noise_rule.hpp (the larger recorded spread, at
 /// least 3%). Returns > 0 when `candidate` is faster beyond the noise, < 0
 /// when `current` is, 0 when neither (or a figure is missing).
 [[nodiscard]] ROSTER_API ROSTER_INLINE int compare_records(const tuning_record& current,

@@ -1,15 +1,15 @@
 #pragma once
-// The decision rule's bodies (detail/base/noise_rule.hpp): compiled into the library,
+// The decision rule's bodies (roster/noise_rule.hpp): compiled into the library,
 // or included by decision.hpp in header-only mode.
 
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <span>
 #include <vector>
 
-namespace roster::detail {
+namespace roster::noise_rule {
 
 ROSTER_INLINE double quantile(std::span<const double> values, double q) {
   if (values.empty()) return 0.0;
@@ -28,8 +28,8 @@ ROSTER_INLINE timing_summary summarize(std::span<const double> timings) {
   return s;
 }
 
-ROSTER_INLINE rule_outcome decide(timing_summary current, timing_summary candidate, double min_gain) {
-  rule_outcome d;
+ROSTER_INLINE outcome judge(timing_summary current, timing_summary candidate, double min_gain) {
+  outcome d;
   d.spread = std::max(current.spread, candidate.spread);
   d.threshold = std::max(d.spread, min_gain);
   if (!(current.median > 0) || !(candidate.median > 0)) return d;  // nothing measured: no change
@@ -38,9 +38,9 @@ ROSTER_INLINE rule_outcome decide(timing_summary current, timing_summary candida
   return d;
 }
 
-ROSTER_INLINE rule_outcome decide(std::span<const double> current, std::span<const double> candidate,
+ROSTER_INLINE outcome judge(std::span<const double> current, std::span<const double> candidate,
                                   double min_gain) {
-  return decide(summarize(current), summarize(candidate), min_gain);
+  return judge(summarize(current), summarize(candidate), min_gain);
 }
 
-}  // namespace roster::detail
+}  // namespace roster::noise_rule

@@ -11,13 +11,13 @@ namespace roster::detail {
 /// backend_registration layout, the inventory's section and hub, and every
 /// type and inline function of the headers a plugin includes). A plugin
 /// built for another version is refused, not opened.
-inline constexpr std::uint32_t plugin_abi_version = 4;
+inline constexpr std::uint32_t plugin_abi_version = 5;
 
 /// The SHA-256 of the plugin-facing headers when plugin_abi_version was last
 /// checked: tests/reliability/plugin_abi_check.py (test 'plugin_abi_headers')
 /// names the headers and fails when they change, until plugin_abi_version is
 /// bumped (if the ABI changed) and the new hash recorded with its --record.
-inline constexpr char plugin_abi_headers_sha256[] = "aa7aac13b12b4c2bbf9364975eac2417045d2675233b31b37d166129fc5344f1";
+inline constexpr char plugin_abi_headers_sha256[] = "46ad9d8a02b8b038ed2f0d2dc1ef5127999dd8338081ff0fa0a92369d297fa00";
 
 /// One record in the section named plugin_note_section: every translation
 /// unit that registers a backend adds one.

@@ -190,7 +190,7 @@ inline expected<scan_inputs> read_inputs(std::vector<std::string>& lines) {
   auto sel = selector_from_env();
   if (!sel) return std::move(sel).error();
   in.sel = std::move(*sel);
-  auto req = requirement_from_env();
+  auto req = parsed_requirement_env();
   if (!req) return std::move(req).error();
   in.req = std::move(*req);
   auto mode = tuning_mode_from_env();

@@ -248,6 +248,12 @@ inline void input_reasons(const std::optional<requirement>& req, decision& d) {
                           : "masks: none set");
   d.reasons.push_back(req ? "require: ROSTER_REQUIRE='" + detail::printable(req->text) + "' (no host CPU fallback)"
                           : std::string("require: none"));
+  // A backend missing from the circuits because its enumerator failed (a bad
+  // ROSTER_CPU_THREADS, say) is said, or the choice would look deliberate.
+  for (const auto& f : enumeration_failures())
+    d.reasons.push_back("backend " + detail::printable(f.backend) + ": left out, its enumerator failed: " +
+                        detail::printable(f.error.what(), 512) + " (Fix: " + detail::printable(f.error.fix(), 512) +
+                        ")");
 }
 
 // No adapter was kept: the Fix names the selector only where one is set
@@ -263,7 +269,7 @@ inline error no_circuit() {
 inline expected<decision> decide_scanned(const decision_request& r) {
   auto mode = tuning_mode_from_env();
   if (!mode) return std::move(mode).error();
-  auto req = requirement_from_env();
+  auto req = parsed_requirement_env();
   if (!req) return std::move(req).error();
   std::string measured;
   for (int pass = 0;; ++pass) {
@@ -451,7 +457,7 @@ inline device* open_decided(const decision& d, std::string_view role) {
 
 // The last link of the fallback chain: the host CPU's circuit, then the spec "cpu".
 inline device* open_host_cpu(std::string_view role) {
-  if (auto req = requirement_from_env(); !req || *req) {
+  if (auto req = parsed_requirement_env(); !req || *req) {
     add_trace_line(std::string(role) + ": no fallback to the host CPU (ROSTER_REQUIRE is set)");
     return nullptr;
   }

@@ -11,9 +11,10 @@
 #include <roster/program.hpp>
 #include <roster/select.hpp>
 #include <roster/tuning/store.hpp>
-#include <roster/detail/base/noise_rule.hpp>
+#include <roster/noise_rule.hpp>
 #include <roster/detail/base/environment.hpp>
 #include <roster/detail/base/text.hpp>
+#include <roster/detail/decision/contention.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,12 +100,14 @@ inline expected<tuning_record> measure_triad(const backend_registration& backend
                       "run roster-info bench for this adapter, or set ROSTER_TUNING=read");
   std::vector<double> times;  // time per byte: the rule's "lower is better"
   for (double g : gbps) times.push_back(1.0 / g);
-  const auto s = summarize(times);
+  const auto s = noise_rule::summarize(times);
   if (1.0 / s.median > max_plausible_gbps)
     return make_error(errc::device_fault,
                       a.spec() + ": measure: triad at " + fixed(1.0 / s.median) +
                           " GB/s is beyond any memory's bandwidth (the device ran nothing?)",
                       "check the backend's dispatch with roster-info bench, or set ROSTER_TUNING=read");
+  if (auto loaded = contention_problem(a, 1.0 / s.median); !loaded.empty())
+    return make_error(errc::unavailable, loaded, contention_fix);
   tuning_record r;
   r.backend = a.backend;
   r.device = tuning_device_key(a);
@@ -212,6 +216,23 @@ inline bool marker_there(const std::string& path) {
 // A waiting rank: whether local rank 0 said it could not record.
 inline bool measure_failed_said(const std::string& file) { return marker_there(measure_failed_path(file)); }
 
+// One process measures at a time per tuning file: two at once spoil each
+// other's figures. Takes the measure lock of `file` into `alone` (bounded by
+// the time `missing` takes to measure; without it, the measuring goes on and
+// the trace says why), then drops from `missing` what another process
+// recorded meanwhile. Returns whether anything is left to measure.
+inline bool measure_alone(const std::string& file, std::vector<adapter_info>& missing,
+                          std::optional<measure_lock>& alone) {
+  alone.emplace(file, missing.size() * (10 * measure_budget + measure_build_allowance) + std::chrono::seconds(2));
+  if (alone->failure()) trace("ROSTER_TUNING=measure: " + alone->failure()->message());
+  if (auto now = load_tuning(file)) {
+    const std::size_t before = missing.size();
+    std::erase_if(missing, [&](const adapter_info& a) { return find_tuning(now->records, a).record != nullptr; });
+    if (missing.size() < before) reload_tuning();  // the decision reads what the other recorded
+  }
+  return !missing.empty();
+}
+
 // Measures the adapters of `circuits` that no record covers and records them
 // (under a launcher, local rank 0 measures; the others wait for its records).
 // Returns what happened, for the decision's reasons.
@@ -265,6 +286,9 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
                  line.c_str());
     return "ROSTER_TUNING=measure: " + line;
   }
+  std::optional<measure_lock> alone;
+  if (file && !measure_alone(*file, missing, alone))
+    return "ROSTER_TUNING=measure: another process recorded what no record covered";
   std::vector<tuning_record> made;
   std::string done;
   for (const auto& a : missing) {

@@ -41,6 +41,41 @@ ROSTER_INLINE std::unique_ptr<device> apply_wrappers(std::unique_ptr<device> d, 
   return d;
 }
 
+ROSTER_INLINE mask_view apply_vendor_masks(std::vector<adapter_info> adapters) {
+  mask_view view;
+  if (!detail::vendor_masks::any_set([](const char* name) { return detail::env_text(name).has_value(); })) {
+    view.visible = std::move(adapters);
+    return view;
+  }
+  const auto masks = detail::vendor_masks::resolve(
+      [](const char* name) -> const char* {
+        auto v = detail::env_text(name);
+        return v ? v->data() : nullptr;
+      },
+      adapters, &detail::machine_gpus);
+  view.notes = masks.notes();
+  for (auto& a : adapters) {
+    if (auto verdict = masks.judge(a); verdict && !verdict->kept)
+      view.hidden.push_back({std::move(a), verdict->reason});
+    else
+      view.visible.push_back(std::move(a));
+  }
+  return view;
+}
+
+ROSTER_INLINE bool is_device_kind(std::string_view word) noexcept {
+  for (auto kind : detail::requirement_kinds)
+    if (detail::iequal(word, kind)) return true;
+  return false;
+}
+
+ROSTER_INLINE expected<std::optional<std::string>> requirement_from_env() {
+  auto req = detail::parsed_requirement_env();
+  if (!req) return std::move(req).error();
+  if (!*req) return std::optional<std::string>{};
+  return std::optional<std::string>((*req)->text);
+}
+
 namespace detail {
 
 // Refuses an adapter a vendor mask hides (CUDA_VISIBLE_DEVICES and its kin
@@ -49,23 +84,14 @@ inline expected<void> check_masks(const backend_registration& backend, const dev
   if (!vendor_masks::any_set([](const char* name) { return env_text(name).has_value(); })) return {};
   auto listed = enumerate_adapters(backend);
   if (!listed) return {};  // the factory reports what is wrong with the backend
-  const adapter_info* mine = nullptr;
-  for (auto& a : *listed) {
+  for (auto& a : *listed)
     if (a.backend.empty()) a.backend = spec.backend;
-    if (a.ordinal == spec.ordinal) mine = &a;
-  }
-  if (mine == nullptr) return {};  // the factory reports the missing ordinal
-  const auto masks = vendor_masks::resolve(
-      [](const char* name) -> const char* {
-        auto v = env_text(name);
-        return v ? v->data() : nullptr;
-      },
-      *listed, &machine_gpus);
-  if (auto verdict = masks.judge(*mine); verdict && !verdict->kept)
-    return make_error(errc::unavailable, "device spec '" + spec.str() + "': hidden: " + verdict->reason,
-                      "open a device the job was given, or change the mask if the job should see this one; "
-                      "roster-info lists the visible adapters");
-  return {};
+  for (const auto& h : apply_vendor_masks(std::move(*listed)).hidden)
+    if (h.adapter.ordinal == spec.ordinal)
+      return make_error(errc::unavailable, "device spec '" + spec.str() + "': hidden: " + h.reason,
+                        "open a device the job was given, or change the mask if the job should see this one; "
+                        "roster-info lists the visible adapters");
+  return {};  // visible, or missing: the factory reports the missing ordinal
 }
 
 }  // namespace detail
@@ -89,7 +115,7 @@ ROSTER_INLINE expected<std::unique_ptr<device>> detail::open(const backend_regis
                                                              const acquire_options& options) noexcept {
   return guarded(spec.str(), backend.id, "open", [&]() -> expected<std::unique_ptr<device>> {
     backends_in_use pin;  // from the lookup to the factory's return
-    auto req = requirement_from_env();
+    auto req = parsed_requirement_env();
     if (!req) return std::move(req).error();
     if (auto ok = check_masks(backend, spec); !ok) return std::move(ok).error();
     auto d = open_registered(backend, spec.ordinal);

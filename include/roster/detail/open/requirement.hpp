@@ -105,7 +105,7 @@ inline expected<std::optional<requirement>> parse_requirement(std::string_view t
 }
 
 /// Parses ROSTER_REQUIRE (nullopt when unset or blank).
-inline expected<std::optional<requirement>> requirement_from_env() {
+inline expected<std::optional<requirement>> parsed_requirement_env() {
   return parse_requirement(env_text(env_require).value_or(std::string_view{}));
 }
 

@@ -218,7 +218,7 @@ ROSTER_INLINE expected<void> time_tune_variants(tune_run& run, std::uint32_t rep
     }
   for (auto& t : variants) {
     if (t.wrong) continue;
-    const auto s = summarize(t.ns);
+    const auto s = noise_rule::summarize(t.ns);
     t.median_ns = s.median;
     t.spread = s.spread;
   }
@@ -239,7 +239,7 @@ ROSTER_INLINE kernel_choice choose_variant(std::span<const variant_timing> varia
   c.spread = base->spread;
   for (const auto& v : variants) {
     if (&v == base || v.wrong) continue;
-    const auto d = detail::decide({base->median_ns, base->spread}, {v.median_ns, v.spread}, min_gain);
+    const auto d = noise_rule::judge({base->median_ns, base->spread}, {v.median_ns, v.spread}, min_gain);
     if (d.change && v.median_ns < c.variant_ns) {
       c.variant = v.variant;
       c.variant_ns = v.median_ns;

@@ -27,7 +27,9 @@ inline void quote(std::string& out, std::string_view s) { json_quote(out, s, jso
 
 inline unexpected corrupt_tuning(std::string_view why) {
   return make_error(errc::io, "tuning file: " + std::string(why) + "; its records are ignored",
-                    "delete the file (roster keeps working without it) and run 'roster-info bench' to measure again");
+                    "run 'roster-info bench': it keeps roster's own tuning file aside (FILE.corrupt-TIME), carries "
+                    "over every record it can read and measures the rest; a ROSTER_TUNING_PATH site file is its "
+                    "administrator's to rewrite (roster-info bench --export), and roster leaves it as it is");
 }
 
 // A file of a format version this roster does not know, written by a newer
@@ -69,7 +71,7 @@ void figures_object(std::string& out, std::string_view key, const tuning_record&
 
 inline void figures_to_json(std::string& out, const tuning_record& r) {
   figures_object(out, "gbps", r, [](const tuning_figure& f) { return f.gbps; });
-  // The reps' spreads, when measured: the decision rule's noise (detail/base/noise_rule.hpp).
+  // The reps' spreads, when measured: the decision rule's noise (roster/noise_rule.hpp).
   if (std::any_of(r.figures.begin(), r.figures.end(), [](const tuning_figure& f) { return f.spread > 0; }))
     figures_object(out, "spread", r, [](const tuning_figure& f) { return f.spread; });
 }
@@ -484,13 +486,13 @@ ROSTER_INLINE expected<tuning_file> detail::parse_tuning_records(std::string_vie
         errc::io,
         "tuning file: it holds " + std::to_string(t.file.records.size() + t.file.records_left_out) +
             " records; only the first " + std::to_string(tuning_record_limit) + " are read",
-        "remove the records of devices no longer in use (or delete the file and measure again with roster-info "
-        "bench); a site file shared by identical nodes needs one record per model (roster-info bench --export)");
+        "take the records of devices no longer in use out of the file (roster-info bench --export writes a "
+        "fresh one elsewhere); a site file shared by identical nodes needs one record per model (roster-info "
+        "bench --export)");
   return std::move(t.file);
 } catch (const std::bad_alloc&) {
   return make_error(errc::out_of_memory, "tuning file: out of memory while reading it; its records are ignored",
-                    "give the process more memory, or shrink the file (delete it and measure again with roster-info "
-                    "bench)");
+                    "give the process more memory (the file is left as it is)");
 }
 
 ROSTER_INLINE expected<tuning_file> parse_tuning(std::string_view text) {

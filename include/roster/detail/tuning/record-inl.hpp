@@ -62,8 +62,8 @@ ROSTER_INLINE int compare_records(const tuning_record& current, const tuning_rec
   for (op o : measured)
     if (ops.contains(o) && !add(o)) return 0;  // a figure missing: nothing to compare on
   if (used == 0 && !add(op::triad)) return 0;
-  if (detail::decide({cur, spread}, {cand, spread}).change) return 1;
-  if (detail::decide({cand, spread}, {cur, spread}).change) return -1;
+  if (noise_rule::judge({cur, spread}, {cand, spread}).change) return 1;
+  if (noise_rule::judge({cand, spread}, {cur, spread}).change) return -1;
   return 0;
 }
 
