@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -422,24 +423,15 @@ TEST_F(decide, roster_trace_prints_the_decision_and_its_reasons) {
     EXPECT_NE(err.find(part), std::string::npos) << part << " in:\n" << err;
 }
 
-// A registry test device whose first dispatch of each op takes 400 ms, as a
-// driver's kernel build (PoCL's JIT compile) does, and every dispatch 1 ms
-// after it: longer than the measurement's whole budget, once.
-class slow_build_device final : public roster::device {
+// A registry test device that reports its adapter, hands out buffer slots
+// and runs nothing; the devices below change how a dispatch behaves.
+class quiet_device : public roster::device {
  public:
-  explicit slow_build_device(roster::adapter_info info) : info_(std::move(info)) {}
+  explicit quiet_device(roster::adapter_info info) : info_(std::move(info)) {}
   const roster::adapter_info& adapter() const noexcept override { return info_; }
   roster::device_caps caps() const noexcept override { return {true, true, roster::op_set::all()}; }
   roster::expected<void> synchronize() override { return {}; }
-  roster::expected<void> dispatch_steps(std::span<const roster::step> steps) override {
-    for (const auto& s : steps)
-      if (std::find(built_.begin(), built_.end(), s.op) == built_.end()) {
-        built_.push_back(s.op);
-        ::usleep(400'000);
-      }
-    ::usleep(1'000);
-    return {};
-  }
+  roster::expected<void> dispatch_steps(std::span<const roster::step>) override { return {}; }
 
  protected:
   roster::expected<std::uint32_t> do_allocate(roster::element_type, std::size_t) override { return next_++; }
@@ -450,8 +442,27 @@ class slow_build_device final : public roster::device {
 
  private:
   roster::adapter_info info_;
-  std::vector<roster::op> built_;
   std::uint32_t next_ = 0;
+};
+
+// A registry test device whose first dispatch of each op takes 400 ms, as a
+// driver's kernel build (PoCL's JIT compile) does, and every dispatch 1 ms
+// after it: longer than the measurement's whole budget, once.
+class slow_build_device final : public quiet_device {
+ public:
+  using quiet_device::quiet_device;
+  roster::expected<void> dispatch_steps(std::span<const roster::step> steps) override {
+    for (const auto& s : steps)
+      if (std::find(built_.begin(), built_.end(), s.op) == built_.end()) {
+        built_.push_back(s.op);
+        ::usleep(400'000);
+      }
+    ::usleep(1'000);
+    return {};
+  }
+
+ private:
+  std::vector<roster::op> built_;
 };
 
 // The slow build backend lists its adapter only while a test wants it.
@@ -530,6 +541,76 @@ TEST_F(decide, measure_mode_starts_the_clock_after_the_kernels_are_built) {
   EXPECT_EQ(again->spec.str(), "test_registry_backend_slow_build:0");
   roster::reload_tuning();  // the next test reads files again
   ::setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+}
+
+// A registry test CPU device whose every timed run reports 20 s: a pool that
+// cannot get the cores, made deterministic (0.02 GB/s, a spread of 0).
+class contended_device final : public quiet_device {
+ public:
+  using quiet_device::quiet_device;
+  roster::expected<roster::duration_ns> timed_dispatch_steps(std::span<const roster::step>) override {
+    return roster::duration_ns(20'000'000'000);
+  }
+};
+
+std::atomic<bool> contended_listed{false};
+
+roster::adapter_info contended_adapter() {
+  roster::adapter_info a;
+  a.backend = "test_registry_backend_contended";
+  a.name = "Contended CPU";
+  a.type = roster::device_type::cpu;
+  a.f64 = true;
+  return a;
+}
+
+// Hostile case 67: a CPU pool measured while other processes held the cores
+// recorded 0.1-0.2 GB/s (spread near 0), and decisions trusted it. Now a
+// figure below a quarter of one plain thread timed right after it is said
+// and not recorded; the process goes on without it.
+TEST_F(decide, measure_mode_does_not_record_a_pool_that_could_not_get_the_cores) {
+  static const bool registered = [] {
+    (void)roster::register_factory(
+        "test_registry_backend_contended",
+        [](std::uint32_t) -> roster::expected<std::unique_ptr<roster::device>> {
+          return std::unique_ptr<roster::device>(std::make_unique<contended_device>(contended_adapter()));
+        },
+        []() -> roster::expected<std::vector<roster::adapter_info>> {
+          if (!contended_listed) return std::vector<roster::adapter_info>{};
+          return std::vector{contended_adapter()};
+        },
+        41);
+    return true;
+  }();
+  (void)registered;
+  contended_listed = true;
+  struct unlist {
+    ~unlist() {
+      contended_listed = false;
+      refresh();
+    }
+  } on_exit;
+  ::setenv("ROSTER_TUNING", "measure", 1);
+  ::setenv("ROSTER_DEVICE_SELECTOR", "test_registry_backend_contended:*", 1);
+  refresh();
+  testing::internal::CaptureStderr();
+  auto d = roster::decide();
+  const std::string err = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_NE(err.find("test_registry_backend_contended:0: triad measured 0.0 GB/s, below 25% of one plain thread's"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("could not get the cores"), std::string::npos) << err;
+  EXPECT_NE(err.find("\nFix: measure when the machine is not busy"), std::string::npos) << err;
+  const auto file = roster::load_tuning(tuning_file());
+  if (file) {
+    EXPECT_TRUE(file->records.empty()) << file->records.size() << " records";
+  }
+  EXPECT_EQ(roster::find_tuning(roster::current_tuning(), contended_adapter()).record, nullptr);
+  // The measuring took the measure lock beside the tuning file.
+  struct stat st {};
+  EXPECT_EQ(::stat((tuning_file() + ".measure.lock").c_str(), &st), 0);
+  roster::reload_tuning();
 }
 
 TEST_F(decide, measure_mode_measures_what_no_record_covers_and_records_it) {
