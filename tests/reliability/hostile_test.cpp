@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/held_bytes.hpp"
+#include "../support/identity_device.hpp"
 
 #include <roster/detail/backend/plugin_check.hpp>
 
@@ -251,14 +252,65 @@ TEST(Hostile, DeviceCacheMemoryIsLinearAndRescanFree) {
   // A slot, its error and a few table entries: well under 16 KiB a spec.
   EXPECT_LT(grown, std::size_t{specs} * 16384u) << grown / specs << " bytes per spec";
   std::printf("%d specs: %zu bytes resident more (%zu a spec)\n", specs, grown, grown / specs);
-  // No spec failed since the last rescan's retry... but every one did: the
-  // first rescan swaps each failed slot for a fresh one. Then none is left
-  // failed, so the rescans after it change nothing.
+  // Every spec failed: the first rescan clears each failed slot in place.
+  // Then none is left failed, so the rescans after it change nothing.
   roster::rescan();
   const std::size_t settled = resident_bytes();
   for (int i = 0; i < 300; ++i) roster::rescan();
   const std::size_t after = resident_bytes();
   EXPECT_LT(after - std::min(settled, after), std::size_t{4} << 20) << "300 rescans grew resident memory";
+}
+
+// Case 69: rescan() swapped each failed slot for a fresh one and kept the
+// old for good, so retrying a failing spec after each rescan leaked: 40,000
+// cycles grew 11 MB for cpu:7 and 27 MB for nosuch:0; 10,000 failing specs
+// and 100 rescans, 305 MB. A failed slot is now cleared in place: memory is
+// bounded by the specs asked for.
+TEST(Hostile, RetryingAFailingSpecAcrossRescansHoldsNoMoreMemory) {
+  for (const char* spec : {"cpu:7", "nosuch:0"}) {
+    auto cycle = [&] {
+      ASSERT_FALSE(roster::get_device(spec)) << spec << " opened";
+      roster::rescan();
+    };
+    for (int i = 0; i < 500; ++i) cycle();  // warm: the allocator's pools
+    const std::size_t before = resident_bytes();
+    constexpr int cycles = 20000;
+    for (int i = 0; i < cycles; ++i) cycle();
+    const std::size_t grown = resident_bytes() - std::min(before, resident_bytes());
+    std::printf("%s: %d cycles of get_device and rescan: %zu bytes more\n", spec, cycles, grown);
+    EXPECT_LT(grown, std::size_t{2} << 20) << spec << ": " << grown / cycles << " bytes a cycle";
+  }
+  // Many failing specs, each retried after every rescan.
+  std::vector<std::string> specs;
+  for (int i = 100; i < 1100; ++i) specs.push_back("cpu:" + std::to_string(i));
+  for (const auto& s : specs) ASSERT_FALSE(roster::get_device(s));
+  roster::rescan();
+  const std::size_t before = resident_bytes();
+  for (int round = 0; round < 100; ++round) {
+    for (const auto& s : specs) ASSERT_FALSE(roster::get_device(s));
+    roster::rescan();
+  }
+  const std::size_t grown = resident_bytes() - std::min(before, resident_bytes());
+  std::printf("1,000 failing specs, 100 rescans: %zu bytes more\n", grown);
+  EXPECT_LT(grown, std::size_t{4} << 20);
+  // A rescan still retries: a spec whose open failed is cached as failed,
+  // and opens once its backend can and rescan() ran.
+  static std::atomic<bool> refuse{true};
+  ASSERT_TRUE(roster::register_factory(
+      "test_registry_backend_flaky",
+      [](std::uint32_t) -> roster::expected<std::unique_ptr<roster::device>> {
+        if (refuse) return roster::make_error(roster::errc::unavailable, "flaky: not yet", "wait");
+        roster::adapter_info a;
+        a.backend = "test_registry_backend_flaky";
+        return std::unique_ptr<roster::device>(std::make_unique<roster_test_support::identity_device>(a));
+      },
+      nullptr));
+  ASSERT_FALSE(roster::get_device("test_registry_backend_flaky:0"));
+  refuse = false;
+  EXPECT_FALSE(roster::get_device("test_registry_backend_flaky:0")) << "the failure was not cached";
+  roster::rescan();
+  auto opened = roster::get_device("test_registry_backend_flaky:0");
+  EXPECT_TRUE(opened) << opened.error().message();
 }
 
 // Case 35: each rescan() then circuits() kept one more snapshot of the
