@@ -52,6 +52,17 @@ struct native_access {
                                                                               std::uint64_t kind,
                                                                               std::string_view backend,
                                                                               std::string_view type, void* out);
+  // A wrapper's way to the device inside (detail::plugin_device).
+  static expected<std::uint32_t> allocate(device& d, element_type t, std::size_t n) { return d.do_allocate(t, n); }
+  static expected<void> release(device& d, std::uint32_t slot) { return d.do_release(slot); }
+  static bool owns(const device& d, const buffer& b) noexcept { return d.owns(b); }
+  static expected<void> upload(device& d, const buffer& b, const void* src) { return d.do_upload(b, src); }
+  static expected<void> download(device& d, const buffer& b, void* dst) { return d.do_download(b, dst); }
+  static expected<bool> native(device& d, std::uint64_t kind, void* out) { return d.do_native(kind, out); }
+  static expected<bool> native_buffer(device& d, const buffer& b, std::uint64_t kind, void* out) {
+    return d.do_native_buffer(b, kind, out);
+  }
+  static void split_wrapped(device& d) noexcept { d.on_split_wrapped(); }
 };
 }  // namespace detail
 

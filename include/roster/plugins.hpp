@@ -45,7 +45,9 @@ struct plugin {
 /// Closes a plugin that roster opened; its backends leave registered_backends().
 /// Waits until no thread holds a backends_in_use, so nothing roster is reading
 /// or running of the plugin is unmapped under it. Release the plugin's devices
-/// first: they run its code. An error if this thread holds a backends_in_use
+/// first: they run its code; while any is open (held by code or by the device
+/// cache, which keeps get_device()'s devices for the process) the plugin is
+/// not unloaded, with an error. An error if this thread holds a backends_in_use
 /// (it would wait for itself); if the plugin defines an STB_GNU_UNIQUE symbol
 /// (GCC's default for inline variables; build it with -fno-gnu-unique), which
 /// glibc never unloads, before anything is closed; or if the object stays
@@ -82,6 +84,15 @@ class backends_in_use {
 
 /// Returns the plugins roster has opened and not closed, in load order.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<plugin> loaded_plugins();
+
+namespace detail {
+/// Returns the loaded plugin whose code holds `code` (a backend's factory)
+/// and counts one more device of it open; null, nothing counted, for code
+/// outside every plugin. unload_plugin refuses a plugin with devices open.
+[[nodiscard]] ROSTER_API ROSTER_INLINE void* hold_plugin_of(const void* code) noexcept;
+/// Counts one device of the plugin `handle` closed.
+ROSTER_API ROSTER_INLINE void release_plugin_hold(void* handle) noexcept;
+}  // namespace detail
 
 /// Loads ROSTER_PLUGIN_PATH on the first call in the process and returns that
 /// load's result ever after; registered_backends() and find_backend() call it.

@@ -228,6 +228,35 @@ TEST(HostilePlugins, PluginIsNamedBeforeItsStartUpCodeRuns) {
       << said;
 }
 
+// Case 68: a plugin unloaded while one of its devices was held: unload_plugin
+// said ok and the next call to the device was SIGSEGV. Now the open path
+// counts each device of a plugin while it lives, and unload_plugin refuses,
+// with a Fix, until the last is destroyed.
+TEST(HostilePlugins, APluginWithADeviceOpenIsNotUnloaded) {
+  auto p = roster::load_plugin(good_plugin);
+  ASSERT_TRUE(p) << p.error().message();
+  auto d = roster::acquire("test_registry_backend_plugin:0");
+  ASSERT_TRUE(d) << d.error().message();
+  auto refused = roster::unload_plugin(*p);
+  ASSERT_FALSE(refused) << "unloaded with a device open";
+  EXPECT_NE(refused.error().what().find("1 of its devices is still open"), std::string::npos)
+      << refused.error().message();
+  EXPECT_NE(refused.error().fix().find("destroy the devices it opened"), std::string::npos)
+      << refused.error().message();
+  // The plugin stays loaded and listed; its device keeps working.
+  EXPECT_NE(roster::find_backend("test_registry_backend_plugin"), nullptr);
+  bool listed = false;
+  for (const auto& q : roster::loaded_plugins()) listed = listed || q.handle == p->handle;
+  EXPECT_TRUE(listed);
+  EXPECT_EQ((*d)->adapter().name, "stress plugin");
+  EXPECT_TRUE((*d)->synchronize());
+  EXPECT_TRUE((*d)->allocate<float>(4));  // through the count's wrapper to the plugin's device
+  d->reset();
+  auto ok = roster::unload_plugin(*p);
+  EXPECT_TRUE(ok) << ok.error().message();
+  EXPECT_EQ(roster::find_backend("test_registry_backend_plugin"), nullptr);
+}
+
 // Case 65: a plugin that reports 100,000 adapters. Merging and ordering
 // compared every adapter with every other: 16,000 took 3.6 s, 200,000 ran
 // past 120 s at 357 MB. Now a backend's list is cut to 1024 with a warning

@@ -46,6 +46,9 @@ struct plugin_registry {
   // The loaded plugins that hold an STB_GNU_UNIQUE symbol (handle, its name):
   // glibc never unloads those, so unload_plugin refuses them up front.
   std::vector<std::pair<void*, std::string>> never_unmapped;
+  // The loaded plugins with devices open (handle, how many): every device
+  // their factories return is counted by the open path until destroyed.
+  std::vector<std::pair<void*, std::size_t>> held;
   std::atomic<unsigned> epoch{0};
   std::atomic<long> readers[2]{};
 };
@@ -294,6 +297,55 @@ ROSTER_INLINE backends_in_use::~backends_in_use() {
   detail::plugins().readers[me.epoch].fetch_sub(1);
 }
 
+ROSTER_INLINE void* detail::hold_plugin_of(const void* code) noexcept {
+  auto& r = plugins();
+  {
+    std::lock_guard lock(r.mutex);
+    if (r.loaded.empty()) return nullptr;
+  }
+  Dl_info info{};  // outside the mutex: dladdr takes the loader's lock, which dlclose holds
+  if (code == nullptr || dladdr(code, &info) == 0 || info.dli_fname == nullptr) return nullptr;
+  try {
+    std::lock_guard lock(r.mutex);
+    for (const auto& q : r.loaded)
+      if (q.path == info.dli_fname) {
+        for (auto& [handle, count] : r.held)
+          if (handle == q.handle) return ++count, q.handle;
+        r.held.emplace_back(q.handle, 1);
+        return q.handle;
+      }
+  } catch (...) {
+  }
+  return nullptr;
+}
+
+ROSTER_INLINE void detail::release_plugin_hold(void* handle) noexcept {
+  if (handle == nullptr) return;
+  auto& r = plugins();
+  std::lock_guard lock(r.mutex);
+  for (auto at = r.held.begin(); at != r.held.end(); ++at)
+    if (at->first == handle) {
+      if (--at->second == 0) r.held.erase(at);
+      return;
+    }
+}
+
+namespace detail {
+// Devices of plugin `handle` still open; plugins' mutex held.
+inline std::size_t devices_open(const plugin_registry& r, void* handle) noexcept {
+  for (const auto& [h, count] : r.held)
+    if (h == handle) return count;
+  return 0;
+}
+inline unexpected devices_still_open(const std::string& path, std::size_t n) {
+  return make_error(errc::unavailable,
+                    "plugin '" + path + "' is not unloaded: " + std::to_string(n) + " of its devices " +
+                        (n == 1 ? "is" : "are") + " still open, and each call to one would run code that unloading unmaps",
+                    "destroy the devices it opened (acquire()'s unique_ptr, a try_ device) before unloading it; "
+                    "a device get_device() opened is kept by the cache for the process, so its plugin stays loaded");
+}
+}  // namespace detail
+
 ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
   auto& r = detail::plugins();
   if (detail::plugin_use().depth > 0)
@@ -312,6 +364,7 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
     if (p.handle == nullptr || at == r.loaded.end())
       return make_error(errc::not_found, "plugin '" + p.path + "' is not loaded by roster",
                         "unload a plugin that roster::load_plugin or load_plugins returned, once");
+    if (const std::size_t n = detail::devices_open(r, p.handle); n > 0) return detail::devices_still_open(at->path, n);
     // Read from its file at load: dlclose would leave it mapped and listed.
     for (const auto& [handle, symbol] : r.never_unmapped)
       if (handle == p.handle)
@@ -343,6 +396,18 @@ ROSTER_INLINE expected<void> unload_plugin(const plugin& p) {
       const timespec pause{0, 50'000};
       ::nanosleep(&pause, nullptr);
     }
+  }
+  // A device opened by a reader the grace period waited for counts now; no
+  // new one can be opened (the backends are out of the inventory).
+  std::size_t open_now = 0;
+  {
+    std::lock_guard lock(r.mutex);
+    open_now = detail::devices_open(r, p.handle);
+  }
+  if (open_now > 0) {
+    if (node != nullptr) detail::attach_module(*node);
+    relist(p.handle);
+    return detail::devices_still_open(path, open_now);
   }
   // 3. dlclose runs the plugin's exit code, which may call roster: no mutex
   // of the inventory or the list held.

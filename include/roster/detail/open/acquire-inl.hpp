@@ -6,6 +6,7 @@
 #include <roster/detail/backend/backend_id.hpp>
 #include <roster/detail/base/environment.hpp>
 #include <roster/detail/open/gpu_list.hpp>
+#include <roster/detail/open/plugin_device.hpp>
 #include <roster/detail/base/guard.hpp>
 #include <roster/detail/open/requirement.hpp>
 #include <roster/detail/open/vendor_masks.hpp>
@@ -120,6 +121,11 @@ ROSTER_INLINE expected<std::unique_ptr<device>> detail::open(const backend_regis
     if (auto ok = check_masks(backend, spec); !ok) return std::move(ok).error();
     auto d = open_registered(backend, spec.ordinal);
     if (!d) return std::move(d).error();
+    // A plugin's device is counted while it lives: meanwhile unload_plugin
+    // refuses to unmap the code it runs.
+    const void* code = backend.open != nullptr ? reinterpret_cast<const void*>(backend.open)
+                                               : static_cast<const void*>(&backend);
+    if (void* plugin = hold_plugin_of(code)) *d = std::make_unique<plugin_device>(std::move(*d), plugin);
     // Strict mode: a device that falls short of ROSTER_REQUIRE is an error, not a fallback.
     if (*req)
       if (auto why = (*req)->shortfall((*d)->adapter()); !why.empty())
