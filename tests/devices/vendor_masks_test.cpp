@@ -100,8 +100,6 @@ TEST(VendorMaskGrammar, StopsAtTheFirstInvalidEntryAsTheRuntimeDoes) {
   auto bad = parse_mask("CUDA_VISIBLE_DEVICES", "1,gpu0,0", nv);
   ASSERT_EQ(bad.entries.size(), 1u);
   EXPECT_NE(bad.problem.find("'gpu0'"), std::string::npos);
-  auto dup = parse_mask("CUDA_VISIBLE_DEVICES", "1,1,0", nv);
-  EXPECT_EQ(dup.entries.size(), 1u);
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "-1", nv).entries.empty());
   // '-1' alone is meant (hide every GPU): no problem, so no warning in roster-info.
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "-1", nv).problem.empty());
@@ -109,6 +107,28 @@ TEST(VendorMaskGrammar, StopsAtTheFirstInvalidEntryAsTheRuntimeDoes) {
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "", nv).entries.empty());
   EXPECT_FALSE(parse_mask("CUDA_VISIBLE_DEVICES", "  ", nv).problem.empty());
   EXPECT_TRUE(parse_mask("CUDA_VISIBLE_DEVICES", "99999999999", nv).entries.empty());  // past 9 digits: invalid
+}
+
+// Case 74: a repeated device is not an invalid entry that ends the list
+// ("'0' is not a device index"): CUDA refuses the whole mask and shows no
+// device, so every API is shown none, and the one message names the repeat.
+TEST(VendorMaskGrammar, ARepeatedDeviceHidesEveryDeviceAndIsNamed) {
+  for (const char* value : {"0,0", "1,1,0", "GPU-aa25,1,gpu-AA25"}) {
+    auto dup = parse_mask("CUDA_VISIBLE_DEVICES", value, nv);
+    EXPECT_TRUE(dup.entries.empty()) << value;
+    EXPECT_NE(dup.problem.find("repeats an earlier entry"), std::string::npos) << dup.problem;
+    EXPECT_EQ(dup.problem.find("not a device index"), std::string::npos) << dup.problem;
+    fake_env env{{{"CUDA_VISIBLE_DEVICES", value}}};
+    const auto adapters = vulkan_only();
+    auto m = vendor_masks::resolve(env.fn(), adapters, node_list());
+    EXPECT_FALSE(kept(m, adapters[0])) << value;
+    EXPECT_FALSE(kept(m, adapters[1])) << value;
+    ASSERT_EQ(m.notes().size(), 1u) << value;
+    EXPECT_NE(m.notes()[0].find("CUDA_VISIBLE_DEVICES='" + std::string(value) + "': entry '"), std::string::npos)
+        << m.notes()[0];
+  }
+  // Two sub-devices of one Level Zero device are two entries, not a repeat.
+  EXPECT_EQ(parse_mask("ZE_AFFINITY_MASK", "0.0,0.1", roster::detail::vendor_intel).entries.size(), 2u);
 }
 
 TEST(VendorMaskGrammar, LevelZeroSubDevices) {

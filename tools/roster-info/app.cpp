@@ -181,14 +181,15 @@ int bench_command(command_line& cl) {
     return usage("roster-info bench", "--svg names no file", "write --svg FILE, e.g. --svg stream.svg");
   auto n = parse_count(cl.size_text);
   if (!n)
-    return usage("roster-info bench: --size " + cl.size_text, "not an element count between 1 and 2^40",
+    return usage("roster-info bench: --size " + roster::env::printable(cl.size_text, 64),
+                 "not an element count between 1 and 2^40",
                  "write a count such as 1000000, 16M or 2^28");
   bench.size = *n;
   if (!cl.shapes.empty()) {
     bench.shapes.clear();
     for (const auto& shape : cl.shapes) {
       if (auto ok = parse_bench_shape(shape); !ok) {
-        print_error("roster-info bench: --shape " + shape, ok.error());
+        print_error("roster-info bench: --shape " + roster::env::printable(shape, 64), ok.error());
         return usage_error;
       }
       if (std::find(bench.shapes.begin(), bench.shapes.end(), shape) == bench.shapes.end())
@@ -237,6 +238,10 @@ int run(int argc, char** argv) {
     return rc == 0 ? 0 : usage_error;
   }
 
+  // One subcommand a run: `bind bench` ran the bench and dropped bind.
+  if (*cl.bench_cmd && *cl.bind_cmd)
+    return usage("roster-info", "bench and bind were both named, and roster-info runs one subcommand",
+                 "run `roster-info bench` and `roster-info bind` as two commands");
   if (*cl.bench_cmd) return bench_command(cl);
   if (*cl.bind_cmd) {
     if (cl.bind_cmd->count("--check") > 0) {
@@ -262,8 +267,8 @@ expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape)
       "write the bench's ops (copy, mul, add, triad, dot) joined by ',' within one launch and '|' where the program "
       "syncs the grid, e.g. --shape \"copy|dot\" or --shape \"copy,mul|dot\"";
   auto refuse = [&](const std::string& why) -> expected<std::vector<std::vector<op>>> {
-    return make_error(errc::invalid_argument, "'" + std::string(shape) + "' is not a grid-sync program shape: " + why,
-                      fix);
+    return make_error(errc::invalid_argument,
+                      "'" + roster::env::printable(shape) + "' is not a grid-sync program shape: " + why, fix);
   };
   std::vector<std::vector<op>> pieces(1);
   std::size_t at = 0;
@@ -274,13 +279,18 @@ expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape)
     const op* found = std::find_if(std::begin(bench_ops), std::end(bench_ops),
                                    [&](op x) { return to_string(x) == name; });
     if (found == std::end(bench_ops))
-      return refuse("unknown op '" + std::string(name) + "' (the bench's ops: copy, mul, add, triad, dot)");
+      return refuse("unknown op '" + roster::env::printable(name, 64) +
+                    "' (the bench's ops: copy, mul, add, triad, dot)");
     pieces.back().push_back(*found);
     if (end == std::string_view::npos) break;
     if (shape[end] == '|') pieces.emplace_back();
     at = end + 1;
   }
   if (pieces.size() < 2) return refuse("it has no '|' (grid_sync), so native and split would run it alike");
+  std::size_t steps = pieces.size() - 1;  // a grid_sync between each two pieces
+  for (const auto& piece : pieces) steps += piece.size();
+  if (steps > max_program_steps)
+    return refuse(std::to_string(steps) + " steps, more than a program's " + std::to_string(max_program_steps));
   return pieces;
 }
 

@@ -149,14 +149,17 @@ bool load_loader(vk_instance& v) {
     return false;
   }
   const std::vector<std::string>& names = *loaders;
+  // One name is ROSTER_VULKAN_LOADER's: the messages name the variable then.
+  const std::string given =
+      names.size() == 1 ? "ROSTER_VULKAN_LOADER='" + env::printable(names.front()) + "'" : std::string();
   for (const auto& name : names)
     if ((v.library = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) != nullptr) break;
   if (v.library == nullptr) {
     const char* why = dlerror();
     v.absent = true;
     v.failure.emplace(errc::unavailable,
-                      "vulkan: the Vulkan loader " + names.front() + " could not be loaded" +
-                          (why != nullptr ? " (" + std::string(why) + ")" : std::string()),
+                      "vulkan: " + (given.empty() ? "the Vulkan loader " + names.front() : given) +
+                          " could not be loaded" + (why != nullptr ? " (" + env::printable(why) + ")" : std::string()),
                       "install the Vulkan loader (Debian: libvulkan1) and a driver, or point ROSTER_VULKAN_LOADER "
                       "at one, " +
                           std::string(exclude_hint));
@@ -166,8 +169,16 @@ bool load_loader(vk_instance& v) {
       reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(v.library, "vkGetInstanceProcAddr"));
   if (v.fn.vkGetInstanceProcAddr == nullptr) {
     v.absent = true;
-    v.failure.emplace(errc::unavailable, "vulkan: the Vulkan loader has no vkGetInstanceProcAddr",
-                      "reinstall the Vulkan loader (Debian: libvulkan1), " + std::string(exclude_hint));
+    if (!given.empty())
+      v.failure.emplace(errc::unavailable,
+                        "vulkan: " + given + " names a library without vkGetInstanceProcAddr, so not a Vulkan loader",
+                        "point ROSTER_VULKAN_LOADER at the Vulkan loader (e.g. "
+                        "/usr/lib/x86_64-linux-gnu/libvulkan.so.1), or unset it to use the system's loader, " +
+                            std::string(exclude_hint));
+    else
+      v.failure.emplace(errc::unavailable,
+                        "vulkan: the Vulkan loader " + names.front() + " has no vkGetInstanceProcAddr",
+                        "reinstall the Vulkan loader (Debian: libvulkan1), " + std::string(exclude_hint));
     return false;
   }
   auto& fn = v.fn;

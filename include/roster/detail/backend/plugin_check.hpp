@@ -75,8 +75,8 @@ inline expected<std::uint32_t> check_plugin_fd(int fd, std::uint64_t size, std::
   const std::string who = "plugin '" + std::string(shown) + "'";
   auto refuse = [&](std::string why) {
     return make_error(errc::invalid_argument, who + " is not a roster plugin: " + why,
-                      "leave its folder out of ROSTER_PLUGIN_PATH, or rebuild the plugin against this roster (a backend "
-                      "plugin registers with ROSTER_REGISTER_BACKEND)");
+                      "leave its folder out of ROSTER_PLUGIN_PATH, or rebuild the plugin against this roster (a "
+                      "backend plugin registers with ROSTER_REGISTER_BACKEND)");
   };
   // Reads exactly n bytes at off, within the file.
   auto read_at = [&](std::uint64_t off, std::uint64_t n, void* out) {

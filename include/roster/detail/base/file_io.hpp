@@ -99,18 +99,12 @@ inline int open_regular(const std::string& path, int flags, std::string& kind, m
 /// socket (as root, `rm /dev/zero` succeeds), nor for a folder (it fails).
 /// `place_fix` says how to name another file.
 inline std::string not_regular_fix(const std::string& path, const std::string& kind, std::string_view place_fix) {
-  // A link to a device (tuning.json -> /dev/null, to keep a cache empty):
-  // removing the link leaves the device alone.
+  // roster did not make what stands there ($HOME, /, a link the user made),
+  // so the Fix never says to remove or move it: name another file.
   struct stat link {};
-  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && !kind.starts_with("a link"))
-    return "remove the link, which leads to " + kind + " (rm '" + path + "' removes the link only), or " +
-           std::string(place_fix);
-  if (kind == "a folder")
-    return "move the folder away (mv '" + path + "' '" + path + ".old'), or " + std::string(place_fix);
-  if (kind.starts_with("a link"))
-    return "remove the link (rm '" + path + "' removes the link only), or " + std::string(place_fix);
-  return "name a regular file (this is " + kind + ", which roster neither reads nor replaces): " +
-         std::string(place_fix);
+  const bool a_link = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode) && !kind.starts_with("a link");
+  return "name a regular file (this is " + std::string(a_link ? "a link to " : "") + kind +
+         ", which roster neither reads, replaces nor moves, as it did not make it): " + std::string(place_fix);
 }
 
 /// The error for a file that is not a regular file; `shown` is "LABEL PATH".
@@ -199,12 +193,11 @@ inline unexpected open_failure(const std::string& path, const std::string& shown
                             " (it belongs to " + owner + ", not to you)",
                         "have its owner make it " + std::string(doing == "read" ? "readable (chmod a+r '"
                                                                                  : "writable (chmod a+w '") +
-                            path + "') or give it to you (chown), or move it away (mv '" + path + "' '" + path +
-                            ".old'), or " + std::string(place_fix));
+                            path + "') or give it to you (chown), or " + std::string(place_fix));
     return make_error(errc::io, shown + ": cannot " + std::string(doing) + " it: " + std::strerror(e),
                       std::string(doing == "read" ? "make the file readable (chmod u+r '"
                                                   : "make the file writable (chmod u+w '") +
-                          path + "'), or move it away");
+                          path + "'), or " + std::string(place_fix));
   }
   if (e == ENOSPC || e == EDQUOT || e == EROFS) {
     const auto slash = path.rfind('/');
@@ -227,7 +220,8 @@ inline unexpected too_large_file(const std::string& shown, std::size_t max_bytes
                                           : std::to_string(max_bytes) + " bytes";
   return make_error(errc::io,
                     shown + ": " + std::to_string(size) + " bytes, larger than " + bound + "; it is not read",
-                    "delete the file or move it away (it is not one roster wrote), or name another file");
+                    "check that the path names the file you meant (roster leaves this one as it is), or name "
+                    "another file");
 }
 
 /// Reads a whole file of at most max_bytes; nullopt when it does not exist.
@@ -264,7 +258,8 @@ inline expected<std::optional<std::string>> read_file(const std::string& path, s
       if (errno == EINTR) continue;
       const int e = errno;
       ::close(fd);
-      return make_error(errc::io, shown + ": cannot read: " + std::strerror(e), "make the file readable, or delete it");
+      return make_error(errc::io, shown + ": cannot read: " + std::strerror(e),
+                        "check the disk or file system it is on (dmesg), or name another file");
     }
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
@@ -293,7 +288,11 @@ inline expected<void> make_folders(const std::string& dir, std::string_view labe
       if (e != EEXIST)
         return make_error(errc::io,
                           std::string(label) + ": cannot create the folder " + part + ": " + std::strerror(e),
-                          "create it yourself, or " + std::string(place_fix));
+                          // "create it yourself" cannot help where the file system is read-only or full.
+                          e == EROFS || e == ENOSPC || e == EDQUOT
+                              ? folder_write_fix(part.substr(0, std::max<std::size_t>(part.rfind('/'), 1)), e,
+                                                 place_fix)
+                              : "create it yourself, or " + std::string(place_fix));
     }
   }
   return {};
@@ -355,9 +354,9 @@ class file_lock {
     if (fd_ == -2) {
       fd_ = -1;
       why_ = lock_path + " is " + kind + ", not a regular file";
-      fix_ = kind.starts_with("a link")
-                 ? "remove the link (rm '" + lock_path + "' removes the link only); roster creates a regular lock file"
-                 : "move it away (mv '" + lock_path + "' '" + lock_path + ".old'); roster creates a regular lock file";
+      // roster did not make what stands there, so it is not told to go.
+      fix_ = "roster locks with a regular file of that name and leaves what stands there as it is: " +
+             std::string(place_fix);
       return;
     }
     if (fd_ < 0) {
@@ -517,7 +516,7 @@ inline expected<std::string> link_target(const std::string& path, std::string_vi
     return make_error(errc::io,
                       std::string(label) + " " + path + " is a symbolic link that does not lead to a file (" +
                           std::strerror(e) + "); nothing is written through it",
-                      "point the link at an existing file, or remove the link so roster makes the file");
+                      "point the link at an existing file, or name another path");
   }
   std::string resolved(real);
   std::free(real);

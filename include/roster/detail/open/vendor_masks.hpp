@@ -124,15 +124,25 @@ inline parsed_mask parse_mask(std::string_view variable, std::string_view value,
     } else {
       ok = false;
     }
+    // A repeated device ("0,0") is not an end of the list: the vendor's
+    // runtime refuses the whole mask and shows no device at all (CUDA's
+    // cuInit fails), so every API is shown none, and the message names the repeat.
     if (ok)
       for (const auto& seen : m.entries)
-        if (seen.what == e.what && seen.index == e.index && seen.uuid == e.uuid && e.what == mask_entry::kind::index)
-          ok = false;  // a repeated index ends the list, as an invalid one does
+        if (e.what != mask_entry::kind::sub_device && seen.what == e.what && seen.index == e.index &&
+            seen.uuid == e.uuid) {
+          m.entries.clear();
+          m.problem = "entry '" + printable(e.text, 64) + "' repeats an earlier entry, and the vendor's runtime " +
+                      "refuses a mask that names a device twice, so it hides every device of this vendor from " +
+                      "every API (write each device once)";
+          return m;
+        }
     if (!ok) {
       // '-1' is the runtimes' way to end the list (CUDA_VISIBLE_DEVICES=-1
       // hides every GPU): a problem only when entries follow it.
       if (raw != "-1")
-        m.problem = "entry '" + e.text + "' is not a device index or UUID, so it and every entry after it are ignored";
+        m.problem = "entry '" + printable(e.text, 64) +
+                    "' is not a device index or UUID, so it and every entry after it are ignored";
       else if (comma != std::string_view::npos)
         m.problem = "entry '-1' hides it and every entry after it";
       return m;
@@ -223,7 +233,7 @@ class vendor_masks {
     for (const auto& m : out.masks_) {
       resolved_mask r;
       r.mask = static_cast<std::size_t>(&m - out.masks_.data());
-      if (!m.problem.empty()) out.notes_.push_back(m.variable + "='" + m.value + "': " + m.problem);
+      if (!m.problem.empty()) out.notes_.push_back(m.variable + "='" + printable(m.value) + "': " + m.problem);
       // The backend whose API applied this mask knows exactly what it left visible.
       for (const auto& a : adapters)
         if (a.applied_mask == m.variable) {
@@ -264,7 +274,7 @@ class vendor_masks {
           case mask_entry::kind::sub_device:
             if (!order_known) {
               r.unresolved.push_back(e.text);
-              out.notes_.push_back(m.variable + " entry '" + e.text + "' could not be resolved: " + order_problem +
+              out.notes_.push_back(m.variable + " entry '" + printable(e.text, 64) + "' could not be resolved: " + order_problem +
                                    "; every adapter it might name is hidden");
             } else if (e.index < list.size()) {
               left.push_back(list[e.index]);
@@ -314,7 +324,7 @@ class vendor_masks {
   };
 
   static mask_verdict judge_one(const parsed_mask& m, const resolved_mask& r, const adapter_info& a) {
-    const std::string what = m.variable + "='" + m.value + "'";
+    const std::string what = m.variable + "='" + printable(m.value) + "'";
     if (!r.authority.empty() && a.applied_mask == m.variable)
       return {true, what + " applied by the " + a.backend + " API"};
     const std::string uuid = mask_uuid(a);

@@ -209,8 +209,7 @@ ROSTER_INLINE expected<tuning_file> load_tuning(const std::string& path) try {
   return file;
 } catch (const std::bad_alloc&) {
   return make_error(errc::out_of_memory, path + ": out of memory while reading the tuning file; its records are ignored",
-                    "give the process more memory, or shrink the file (delete it and measure again with roster-info "
-                    "bench)");
+                    "give the process more memory (the file is left as it is)");
 }
 
 ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<const tuning_record> records,
@@ -281,7 +280,8 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
           return make_error(errc::io,
                             path + ": " + std::string(file.error().what()) + "; it cannot be kept as " + aside +
                                 ": " + std::strerror(errno) + ", so it is not replaced",
-                            "move the file away yourself, then run the bench again");
+                            "let roster keep it aside: make its folder writable or free space there, then run the "
+                            "bench again (the file is left as it is)");
         if (kept_corrupt) *kept_corrupt = aside;
         if (auto some = detail::parse_tuning_records(**text, true)) merged = std::move(*some);
         detail::tuning_trace("corrupt file kept as " + aside + "; " + std::to_string(merged.records.size()) +
@@ -294,7 +294,8 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
                         path + ": it would hold " + std::to_string(merged.records.size() + merged.records_left_out) +
                             " records, more than the " + std::to_string(tuning_record_limit) +
                             " roster reads from one file; it is not replaced, and no record was written",
-                        "remove the records of devices no longer in use (or delete the file and measure again)");
+                        "take the records of devices no longer in use out of the file, or export to another file "
+                        "(roster-info bench --export)");
     std::string out = to_json(merged);
     // What is written reads back: a rule the writer and reader came to
     // disagree on loses the file's records, so it is checked here, once.
@@ -307,7 +308,7 @@ ROSTER_INLINE expected<void> save_tuning(const std::string& path, std::span<cons
   }, place_fix);
 } catch (const std::bad_alloc&) {
   return make_error(errc::out_of_memory, path + ": out of memory while saving tuning records; the file is unchanged",
-                    "give the process more memory, or shrink the file (delete it and measure again)");
+                    "give the process more memory (the file is unchanged)");
 }
 
 ROSTER_INLINE std::span<const tuning_record> current_tuning() {
