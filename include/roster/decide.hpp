@@ -113,6 +113,26 @@ struct routed_device {
 /// before any buffer exists (the program overload needs buffers of some device).
 [[nodiscard]] ROSTER_API ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type type);
 
+/// Says why a triad figure (GB/s) measured on `adapter` is the machine's
+/// load and not the adapter's: for an adapter that runs on the host's cores,
+/// a figure below a quarter of one plain thread of this process, timed now,
+/// means the pool's threads could not get the cores (other processes keep
+/// them busy). Such a figure must not be recorded; the error's Fix says
+/// what to do. Nothing when the figure stands (or the adapter is a GPU's).
+/// ROSTER_TUNING=measure and roster-info bench both check with it.
+[[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<error> contended_triad(const adapter_info& adapter,
+                                                                           double triad_gbps);
+
+/// Holds the measure lock of a tuning file (FILE.measure.lock beside the
+/// file at the end of its links) for as long as the returned handle lives,
+/// waiting for it up to `wait_ms`: processes that record into one file
+/// measure one at a time, so that none records figures the other's
+/// measuring spoiled. An errc::unavailable error when another process kept
+/// it past the wait; errc::io when the lock file cannot be made or locked
+/// (the save of the records then says the same of the tuning file).
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::shared_ptr<const void>> hold_measure_lock(
+    const std::string& tuning_file, std::uint32_t wait_ms);
+
 namespace detail {
 /// The circuits ranks are placed on: the identified GPU circuits (an adapter
 /// with neither UUID nor PCI address takes no ranks unless the selector names

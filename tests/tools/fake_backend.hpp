@@ -21,7 +21,9 @@ inline roster::adapter_info fake_adapter(std::uint32_t ordinal) {
   a.backend = "toolfake";
   a.ordinal = ordinal;
   a.name = "Fake GPU " + std::to_string(ordinal);
-  a.type = roster::device_type::discrete_gpu;
+  // TOOLFAKE_CPU: the adapter runs on the host's cores (a CPU pool), so
+  // its figures are checked against the machine's load.
+  a.type = std::getenv("TOOLFAKE_CPU") != nullptr ? roster::device_type::cpu : roster::device_type::discrete_gpu;
   for (std::size_t i = 0; i < 16; ++i) a.uuid[i] = static_cast<std::uint8_t>(0x10 * (ordinal + 1) + i);
   a.pci_address = "0000:00:0" + std::to_string(6 + ordinal) + ".0";
   a.vendor_id = 0x10de;

@@ -17,8 +17,12 @@
 #include <roster/tuning.hpp>
 
 #include <regex>
+#include <chrono>
+#include <thread>
 
 #include <pty.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -422,6 +426,48 @@ TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
     EXPECT_NE(r.err.find(std::string("roster-info bench: ") + spec + ": nothing was measured"), std::string::npos)
         << r.err;
   EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json"));
+}
+
+TEST(Bench, AFigureOfTheLoadIsSaidAndNotRecorded) {
+  // A CPU pool whose threads cannot get the cores (two busy processes on two
+  // cores) ran triad at a fraction of one plain thread: 20 ms a dispatch of
+  // 1K elements stands for it. The bench says so and records nothing for it;
+  // the same slow adapter as a GPU's is not the host's load, and is recorded.
+  temp_dir cache;
+  const std::map<std::string, std::optional<std::string>> busy = {{"TOOLFAKE_CPU", "1"},
+                                                                  {"TOOLFAKE_DISPATCH_US", "20000"}};
+  auto r = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path, busy);
+  EXPECT_NE(r.err.find("could not get the cores"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Fix: measure when the machine is not busy"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << r.out << r.err;
+  auto gpu = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path,
+                  {{"TOOLFAKE_DISPATCH_US", "20000"}});
+  EXPECT_EQ(gpu.status, 0) << gpu.err;
+  EXPECT_EQ(gpu.err.find("could not get the cores"), std::string::npos) << gpu.err;
+  EXPECT_TRUE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << gpu.out << gpu.err;
+}
+
+TEST(Bench, MeasuringWaitsForAnotherProcessMeasuringIntoTheSameFile) {
+  // Two benches at once spoil each other's figures: a bench that records
+  // holds the tuning file's measure lock while it measures, and waits for it.
+  temp_dir cache;
+  std::filesystem::create_directories(cache.path + "/roster");
+  const std::string lock = cache.path + "/roster/tuning.json.measure.lock";
+  const int fd = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  std::thread release([fd] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ::flock(fd, LOCK_UN);
+    ::close(fd);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "1"}, cache.path);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  release.join();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_GE(took, std::chrono::milliseconds(1400)) << "the bench did not wait for the measure lock";
+  EXPECT_TRUE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << r.err;
 }
 
 TEST(Bench, WrongResultIsAnErrorAndNotRecorded) {

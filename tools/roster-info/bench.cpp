@@ -570,11 +570,16 @@ int run_bench(const bench_options& o) {
   progress bar;
   bar.bar = o.progress;
   bar.total = targets.size() * units_per_adapter(o);
+  const auto alone = measure_alone(o);  // held while measuring
   std::vector<bench_result> results;
   for (const auto& t : targets) {
     bench_result res;
     res.spec = t.spec;
     bench_one(t, o, bar, res);
+    if (auto busy = contended(res)) {  // the load's figure, not the adapter's: said, not recorded
+      res.errors.push_back(*busy);
+      res.contended = true;
+    }
     results.push_back(std::move(res));
   }
 

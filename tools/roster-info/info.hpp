@@ -10,6 +10,7 @@
 #include <roster/variants.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -221,6 +222,7 @@ struct bench_result {
   std::vector<roster::error> errors;   ///< what could not be measured
   bool wrong = false;                  ///< a result differed from the reference: no record
   bool wrong_kernel = false;           ///< a kernel variant was refused (never chosen; the rest recorded)
+  bool contended = false;              ///< the host's cores were busy: the figures are the load's, no record
   std::vector<kernel_tuning> kernels;  ///< each kernel op with several variants, timed and checked
 };
 
@@ -242,6 +244,13 @@ int run_bind(bool pin);
 int run_bind_check(const std::string& path, bool json);
 /// Runs `roster-info bench`; returns the exit status.
 int run_bench(const bench_options& options);
+/// Holds the tuning file's measure lock for a bench that records (nothing
+/// for --no-save), so processes recording into one file measure one at a
+/// time; says so when another process kept it past the wait.
+std::shared_ptr<const void> measure_alone(const bench_options& options);
+/// Says why an adapter's triad figure is the machine's load, not the
+/// adapter's (roster::contended_triad on its double, else any, triad).
+std::optional<roster::error> contended(const bench_result& result);
 /// Writes the tuning record of each adapter with figures and no wrong result
 /// into the tuning file and says so; returns false, said, when it could not.
 bool save_bench_records(const std::vector<bench_result>& results, const bench_options& options);

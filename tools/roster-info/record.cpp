@@ -1,6 +1,7 @@
 // roster-info bench: the tuning records it writes.
 
 #include "info.hpp"
+#include <roster/decide.hpp>
 #include <roster/output.hpp>
 
 #include <fmt/format.h>
@@ -20,12 +21,41 @@ std::string utc_now() {
   return buf;
 }
 
+// How long a bench waits for another process measuring into the same
+// tuning file: a whole bench of a node takes minutes.
+constexpr std::uint32_t measure_lock_wait_ms = 600'000;
+
+}  // namespace
+
+std::shared_ptr<const void> measure_alone(const bench_options& o) {
+  if (!o.save) return nullptr;
+  auto file = tuning_path();
+  if (!file) return nullptr;  // the save says why
+  auto held = hold_measure_lock(*file, measure_lock_wait_ms);
+  if (held) return std::move(*held);
+  // A folder or lock file that cannot be made: the save says the same of
+  // the tuning file. Another process past the wait is said here.
+  if (held.error().code() == errc::unavailable)
+    print_warning(roster::error(held.error()).prepend("measuring without the measure lock"));
+  return nullptr;
+}
+
+std::optional<roster::error> contended(const bench_result& r) {
+  const tuning_figure* triad = nullptr;
+  for (const auto& f : r.figures)
+    if (f.op == op::triad && (triad == nullptr || f.type == element_type::f64)) triad = &f;
+  if (triad == nullptr) return std::nullopt;
+  return contended_triad(r.info, triad->gbps);
+}
+
+namespace {
+
 // Returns the tuning record of each adapter with figures and no wrong result.
 std::vector<tuning_record> records_of(const std::vector<bench_result>& results, const bench_options& o) {
   auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
   std::vector<tuning_record> records;
   for (const auto& r : results) {
-    if (r.figures.empty() || r.wrong) continue;
+    if (r.figures.empty() || r.wrong || r.contended) continue;
     tuning_record rec;
     rec.backend = r.info.backend;
     rec.device = tuning_device_key(r.info);
@@ -57,7 +87,7 @@ void warn_shadowed(const std::vector<bench_result>& results, const std::string& 
     auto file = load_tuning(site);
     if (!file) continue;  // said by roster-info's report
     for (const auto& r : results) {
-      if (r.figures.empty() || r.wrong) continue;
+      if (r.figures.empty() || r.wrong || r.contended) continue;
       const tuning_match m = find_tuning(file->records, r.info);
       if (m.record == nullptr || m.by_model) continue;
       print_warning(roster::error(

@@ -372,6 +372,7 @@ class file_lock {
       if (e != EWOULDBLOCK || std::chrono::steady_clock::now() >= until) {
         ::close(fd_);
         fd_ = -1;
+        busy_ = e == EWOULDBLOCK;
         why_ = lock_path + (e == EWOULDBLOCK ? ": still locked by another writer after " +
                                                    std::to_string(wait.count() / 1000) + " s"
                                              : ": cannot lock: " + std::string(std::strerror(e)));
@@ -391,6 +392,8 @@ class file_lock {
   file_lock(const file_lock&) = delete;
   file_lock& operator=(const file_lock&) = delete;
   bool held() const noexcept { return fd_ >= 0; }
+  /// Whether the lock was not had because another process kept it past the wait.
+  bool busy() const noexcept { return busy_; }
   /// The Fix when the lock file lock_path cannot be opened with errno e: the
   /// owner of a lock file that is not the caller's, space or inodes for
   /// ENOSPC, a read-only file system, or a folder that cannot be written.
@@ -416,6 +419,7 @@ class file_lock {
 
  private:
   int fd_ = -1;
+  bool busy_ = false;
   std::string why_, fix_;
 };
 

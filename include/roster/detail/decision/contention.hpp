@@ -98,6 +98,8 @@ class measure_lock {
   }
   /// Returns why the lock is not held (nothing when it is).
   [[nodiscard]] const std::optional<error>& failure() const noexcept { return failure_; }
+  /// Whether it is not held because another process kept it past the wait.
+  [[nodiscard]] bool busy() const noexcept { return lock_ != nullptr && lock_->busy(); }
 
  private:
   std::unique_ptr<file_lock> lock_;

@@ -576,4 +576,19 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type
   return detail::route(r);
 }
 
+ROSTER_INLINE std::optional<error> contended_triad(const adapter_info& adapter, double triad_gbps) {
+  if (auto why = detail::contention_problem(adapter, triad_gbps); !why.empty())
+    return error(errc::unavailable, why, std::string(detail::contention_fix));
+  return std::nullopt;
+}
+
+ROSTER_INLINE expected<std::shared_ptr<const void>> hold_measure_lock(const std::string& tuning_file,
+                                                                     std::uint32_t wait_ms) {
+  auto held = std::make_shared<detail::measure_lock>(tuning_file, std::chrono::milliseconds(wait_ms));
+  if (held->failure())  // unavailable: another process measures; io: the folder or the lock file
+    return error(held->busy() ? errc::unavailable : errc::io, std::string(held->failure()->what()),
+                 std::string(held->failure()->fix()));
+  return std::shared_ptr<const void>(std::move(held));
+}
+
 }  // namespace roster
