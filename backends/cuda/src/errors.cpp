@@ -38,7 +38,8 @@ std::string fix_for(cudaError_t e) {
       return "check nvidia-smi and CUDA_VISIBLE_DEVICES, " + std::string(exclude_fix);
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorUnsupportedPtxVersion:
-      return "rebuild roster with this card's architecture in backends/cuda/meson.build, " + std::string(exclude_fix);
+      return "rebuild roster with this card's architecture in its list (meson configure -Dnvcc_arch=..., "
+             "e.g. 80 for an A100; empty: every one nvcc builds for), " + std::string(exclude_fix);
     case cudaErrorCooperativeLaunchTooLarge:
       return "run with ROSTER_CUDA_GRID_SYNC=split, or report the card and driver to roster's maintainers";
     default:

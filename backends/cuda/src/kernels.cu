@@ -24,8 +24,16 @@ struct pack {
 enum hint : int {
   plain = 0,
   streaming = 1,  // ld/st .cs: evict first
-  prefetch = 2,   // ld .L2::256B: fetch the whole 256-byte L2 sector group
+  prefetch = 2,   // ld .L2::256B: fetch the whole 256-byte L2 sector group (sm_80 on; a plain load before)
 };
+
+// The L2 prefetch qualifier exists from sm_80 (Ampere); code for older
+// targets (Turing's SASS, the compute_75 PTX that newer cards JIT) loads plainly.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#  define ROSTER_CUDA_L2_PREFETCH 1
+#else
+#  define ROSTER_CUDA_L2_PREFETCH 0
+#endif
 
 // Loads vector i of p with a cache hint H.
 template <class T, int H>
@@ -35,7 +43,7 @@ __device__ __forceinline__ pack<T> load(const void* p, std::size_t i) {
     const float4* q = static_cast<const float4*>(p) + i;
     float4 x;
     if constexpr (H == streaming) x = __ldcs(q);
-    else if constexpr (H == prefetch)
+    else if constexpr (H == prefetch && ROSTER_CUDA_L2_PREFETCH)
       asm volatile("ld.global.L2::256B.v4.f32 {%0, %1, %2, %3}, [%4];"
                    : "=f"(x.x), "=f"(x.y), "=f"(x.z), "=f"(x.w) : "l"(q));
     else x = *q;
@@ -44,7 +52,7 @@ __device__ __forceinline__ pack<T> load(const void* p, std::size_t i) {
     const double2* q = static_cast<const double2*>(p) + i;
     double2 x;
     if constexpr (H == streaming) x = __ldcs(q);
-    else if constexpr (H == prefetch)
+    else if constexpr (H == prefetch && ROSTER_CUDA_L2_PREFETCH)
       asm volatile("ld.global.L2::256B.v2.f64 {%0, %1}, [%2];" : "=d"(x.x), "=d"(x.y) : "l"(q));
     else x = *q;
     r.v[0] = x.x, r.v[1] = x.y;
