@@ -3,6 +3,7 @@
 //   opencl_without_icd     OCL_ICD_VENDORS names a folder with no ICD file
 //   opencl_without_loader  ROSTER_OPENCL_LOADER names a library that is not there
 //   opencl_without_f64     ROSTER_OPENCL_NO_F64=1: every device lacks double support
+//   opencl_forged_loader   ROSTER_OPENCL_LOADER holds a newline and a forged "Fix:" line
 // In the first two the program starts, the backend lists no adapter, and
 // opening one is an error with a Fix; nothing aborts.
 #include <roster/acquire.hpp>
@@ -57,6 +58,18 @@ TEST(opencl_without_loader, lists_nothing_and_names_the_loader_package) {
   ASSERT_NE(env("ROSTER_OPENCL_LOADER").find("nonexistent"), std::string::npos)
       << "run through meson test opencl_no_loader (ROSTER_OPENCL_LOADER=/nonexistent/libOpenCL.so.1)";
   expect_unavailable("ICD loader", "ocl-icd-libopencl1");
+}
+
+TEST(opencl_forged_loader, the_loader_name_is_escaped_in_the_error) {
+  // The name given, and what dlopen says of it, are text from outside roster:
+  // a newline in them must not print a line of its own (hostile case 71).
+  ASSERT_NE(env("ROSTER_OPENCL_LOADER").find('\n'), std::string::npos)
+      << "run through meson test opencl_forged_loader (ROSTER_OPENCL_LOADER with a newline)";
+  auto d = roster::acquire("opencl:0");
+  ASSERT_FALSE(d);
+  const std::string m = d.error().message();
+  EXPECT_EQ(m.find("\nFix: rm"), std::string::npos) << m;
+  EXPECT_NE(m.find("libnosuch-roster.so\\nFix: rm -rf ~"), std::string::npos) << m;
 }
 
 TEST(opencl_without_f64, double_buffers_are_refused_float_runs) {

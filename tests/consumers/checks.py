@@ -126,6 +126,16 @@ def combos(tmp, src, args):
         out = sh('cmake -S . -B build-missing -DCMAKE_BUILD_TYPE=Release "-DROSTER_BACKENDS=nosuch"', tmp, env,
                  want=None, quiet=True)
         expect(out, ["roster backend 'nosuch' is not installed"], 'find_package(roster COMPONENTS nosuch)')
+        # The version file (roster's own template, no CMake at roster's
+        # build): 0.1 is taken above; another minor or major is refused.
+        for want in ('0.2', '1.0'):
+            folder = os.path.join(tmp, 'version-' + want)
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, 'CMakeLists.txt'), 'w') as f:
+                f.write('cmake_minimum_required(VERSION 3.20)\nproject(v LANGUAGES CXX)\n'
+                        'find_package(roster %s REQUIRED)\n' % want)
+            out = sh('cmake -S %s -B %s/build' % (folder, folder), tmp, env, want=1, quiet=True)
+            expect(out, ['with requested version "%s"' % want, 'version: 0.1'], 'find_package(roster %s)' % want)
 
 
 def plain_archive(tmp, src, args):

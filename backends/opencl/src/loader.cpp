@@ -29,8 +29,8 @@ void open_loader(cl_loader& l) {
   if (l.library == nullptr) {
     const char* why = dlerror();
     l.failure.emplace(errc::unavailable,
-                      "opencl: the OpenCL ICD loader " + name + " could not be loaded" +
-                          (why != nullptr ? " (" + std::string(why) + ")" : std::string()),
+                      "opencl: the OpenCL ICD loader " + env::printable(name) + " could not be loaded" +
+                          (why != nullptr ? " (" + env::printable(why) + ")" : std::string()),
                       "install the ICD loader (Debian: ocl-icd-libopencl1) and a driver (pocl-opencl-icd for "
                       "the CPU, or the GPU vendor's), or point ROSTER_OPENCL_LOADER at a loader, " +
                           std::string(exclude_hint));
@@ -45,7 +45,7 @@ void open_loader(cl_loader& l) {
   ROSTER_IMPL_CL_FNS(ROSTER_IMPL_CL_LOAD)
 #undef ROSTER_IMPL_CL_LOAD
   if (!lacking.empty())
-    l.failure.emplace(errc::unavailable, "opencl: the ICD loader " + name + " lacks " + lacking,
+    l.failure.emplace(errc::unavailable, "opencl: the ICD loader " + env::printable(name) + " lacks " + lacking,
                       "install an OpenCL 1.2 or newer ICD loader (Debian: ocl-icd-libopencl1), " +
                           std::string(exclude_hint));
 }

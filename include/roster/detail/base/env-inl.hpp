@@ -60,7 +60,8 @@ ROSTER_INLINE expected<std::optional<std::string>> library(const char* name, std
   if (!value || detail::trim(*value).empty()) return std::optional<std::string>{};
   const std::string path(*value);
   auto refuse = [&](std::string_view why) {
-    return make_error(errc::invalid_argument, std::string(name) + "='" + path + "' " + std::string(why), fix);
+    return make_error(errc::invalid_argument,
+                      std::string(name) + "='" + roster::detail::printable(path) + "' " + std::string(why), fix);
   };
   if (path.find('/') == std::string::npos) {
     // A plain name: the dynamic linker searches its folders for it.
