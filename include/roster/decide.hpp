@@ -115,7 +115,7 @@ struct routed_device {
 
 /// Says why a triad figure (GB/s) measured on `adapter` is the machine's
 /// load and not the adapter's: for an adapter that runs on the host's cores,
-/// a figure below a quarter of one plain thread of this process, timed now,
+/// a figure below 5% of one plain thread of this process, timed now,
 /// means the pool's threads could not get the cores (other processes keep
 /// them busy). Such a figure must not be recorded; the error's Fix says
 /// what to do. Nothing when the figure stands (or the adapter is a GPU's).
