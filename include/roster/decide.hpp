@@ -118,10 +118,14 @@ struct routed_device {
 /// a figure below 5% of one plain thread of this process, timed now,
 /// means the pool's threads could not get the cores (other processes keep
 /// them busy). Such a figure must not be recorded; the error's Fix says
-/// what to do. Nothing when the figure stands (or the adapter is a GPU's).
-/// ROSTER_TUNING=measure and roster-info bench both check with it.
+/// what to do. Nothing when the figure stands, when the adapter is a GPU's,
+/// or when it was measured on arrays of fewer than 2^22 elements: a figure
+/// that small is bound by the dispatch, not by the memory, and says nothing
+/// against one thread's bandwidth. ROSTER_TUNING=measure and roster-info
+/// bench both check with it.
 [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<error> contended_triad(const adapter_info& adapter,
-                                                                           double triad_gbps);
+                                                                           double triad_gbps,
+                                                                           std::uint64_t elements);
 
 /// Holds the measure lock of a tuning file (FILE.measure.lock beside the
 /// file at the end of its links) for as long as the returned handle lives,

@@ -579,13 +579,14 @@ TEST(contention, a_device_slow_of_itself_stands_and_a_starved_pool_does_not) {
   a.backend = "vulkan";
   a.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
   a.type = roster::device_type::cpu;
-  EXPECT_FALSE(roster::contended_triad(a, 9.8));
-  const auto starved = roster::contended_triad(a, 0.2);
+  EXPECT_FALSE(roster::contended_triad(a, 9.8, std::uint64_t{1} << 24));
+  const auto starved = roster::contended_triad(a, 0.2, std::uint64_t{1} << 24);
   ASSERT_TRUE(starved);
   EXPECT_EQ(starved->code(), roster::errc::unavailable);
   EXPECT_NE(starved->what().find("could not get the cores"), std::string_view::npos) << starved->message();
+  EXPECT_FALSE(roster::contended_triad(a, 0.2, 1024));  // dispatch-bound: not judged
   a.type = roster::device_type::discrete_gpu;
-  EXPECT_FALSE(roster::contended_triad(a, 0.2));
+  EXPECT_FALSE(roster::contended_triad(a, 0.2, std::uint64_t{1} << 24));
   roster::detail::one_thread_baseline = saved;
 }
 

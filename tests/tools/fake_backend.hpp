@@ -48,6 +48,13 @@ class fake_device final : public roster::device {
     // native-or-split choice per shape is known in advance.
     if (const char* us = std::getenv("TOOLFAKE_DISPATCH_US"))
       std::this_thread::sleep_for(std::chrono::microseconds(std::atoi(us)));
+    // TOOLFAKE_SLOW_TRIAD_MS: a program with a triad takes that much longer.
+    if (const char* ms = std::getenv("TOOLFAKE_SLOW_TRIAD_MS"))
+      for (const auto& s : steps)
+        if (s.op == roster::op::triad) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(ms)));
+          break;
+        }
     if (const char* slow = std::getenv("TOOLFAKE_SLOW_NATIVE"); slow != nullptr && roster::has_shape(steps, slow))
       std::this_thread::sleep_for(std::chrono::milliseconds(8));
     for (const auto& s : steps) {

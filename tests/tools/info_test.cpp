@@ -16,6 +16,7 @@
 
 #include <roster/tuning.hpp>
 
+#include <algorithm>
 #include <regex>
 #include <chrono>
 #include <thread>
@@ -430,21 +431,28 @@ TEST(Bench, NoSaveWritesNothingAndBrokenAdapterIsReported) {
 
 TEST(Bench, AFigureOfTheLoadIsSaidAndNotRecorded) {
   // A CPU pool whose threads cannot get the cores (two busy processes on two
-  // cores) ran triad at a fraction of one plain thread: 20 ms a dispatch of
-  // 1K elements stands for it. The bench says so and records nothing for it;
-  // the same slow adapter as a GPU's is not the host's load, and is recorded.
+  // cores) ran triad at a fraction of one plain thread: a triad of 2^22
+  // doubles that takes 0.6 s stands for it (0.16 GB/s). The bench says so
+  // and records nothing for it; a figure of a small size (1K), bound by the
+  // dispatch, is not judged; the same slow adapter as a GPU's is not the
+  // host's load, and is recorded.
   temp_dir cache;
-  const std::map<std::string, std::optional<std::string>> busy = {{"TOOLFAKE_CPU", "1"},
-                                                                  {"TOOLFAKE_DISPATCH_US", "20000"}};
-  auto r = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path, busy);
+  const std::vector<std::string> big = {"bench", "--adapter", "toolfake:1", "--size", "2^22", "--reps", "1",
+                                        "--no-kernels"};
+  auto r = info(fake_info, big, cache.path, {{"TOOLFAKE_CPU", "1"}, {"TOOLFAKE_SLOW_TRIAD_MS", "600"}});
   EXPECT_NE(r.err.find("could not get the cores"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("Fix: measure when the machine is not busy"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << r.out << r.err;
-  auto gpu = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path,
-                  {{"TOOLFAKE_DISPATCH_US", "20000"}});
+  auto small = info(fake_info, {"bench", "--adapter", "toolfake:1", "--size", "1K", "--reps", "2"}, cache.path,
+                    {{"TOOLFAKE_CPU", "1"}, {"TOOLFAKE_DISPATCH_US", "20000"}});
+  EXPECT_EQ(small.status, 0) << small.err;
+  EXPECT_EQ(small.err.find("could not get the cores"), std::string::npos) << small.err;
+  EXPECT_TRUE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << small.out << small.err;
+  temp_dir gpu_cache;
+  auto gpu = info(fake_info, big, gpu_cache.path, {{"TOOLFAKE_SLOW_TRIAD_MS", "600"}});
   EXPECT_EQ(gpu.status, 0) << gpu.err;
   EXPECT_EQ(gpu.err.find("could not get the cores"), std::string::npos) << gpu.err;
-  EXPECT_TRUE(std::filesystem::exists(cache.path + "/roster/tuning.json")) << gpu.out << gpu.err;
+  EXPECT_TRUE(std::filesystem::exists(gpu_cache.path + "/roster/tuning.json")) << gpu.out << gpu.err;
 }
 
 TEST(Bench, MeasuringWaitsForAnotherProcessMeasuringIntoTheSameFile) {

@@ -576,7 +576,7 @@ int run_bench(const bench_options& o) {
     bench_result res;
     res.spec = t.spec;
     bench_one(t, o, bar, res);
-    if (auto busy = contended(res)) {  // the load's figure, not the adapter's: said, not recorded
+    if (auto busy = contended(res, o.size)) {  // the load's figure, not the adapter's: said, not recorded
       res.errors.push_back(*busy);
       res.contended = true;
     }

@@ -248,9 +248,10 @@ int run_bench(const bench_options& options);
 /// for --no-save), so processes recording into one file measure one at a
 /// time; says so when another process kept it past the wait.
 std::shared_ptr<const void> measure_alone(const bench_options& options);
-/// Says why an adapter's triad figure is the machine's load, not the
-/// adapter's (roster::contended_triad on its double, else any, triad).
-std::optional<roster::error> contended(const bench_result& result);
+/// Says why an adapter's triad figure, measured on arrays of `elements`, is
+/// the machine's load, not the adapter's (roster::contended_triad on its
+/// double, else any, triad).
+std::optional<roster::error> contended(const bench_result& result, std::uint64_t elements);
 /// Writes the tuning record of each adapter with figures and no wrong result
 /// into the tuning file and says so; returns false, said, when it could not.
 bool save_bench_records(const std::vector<bench_result>& results, const bench_options& options);

@@ -40,12 +40,12 @@ std::shared_ptr<const void> measure_alone(const bench_options& o) {
   return nullptr;
 }
 
-std::optional<roster::error> contended(const bench_result& r) {
+std::optional<roster::error> contended(const bench_result& r, std::uint64_t elements) {
   const tuning_figure* triad = nullptr;
   for (const auto& f : r.figures)
     if (f.op == op::triad && (triad == nullptr || f.type == element_type::f64)) triad = &f;
   if (triad == nullptr) return std::nullopt;
-  return contended_triad(r.info, triad->gbps);
+  return contended_triad(r.info, triad->gbps, elements);
 }
 
 namespace {

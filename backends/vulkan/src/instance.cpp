@@ -158,7 +158,7 @@ bool load_loader(vk_instance& v) {
     const char* why = dlerror();
     v.absent = true;
     v.failure.emplace(errc::unavailable,
-                      "vulkan: " + (given.empty() ? "the Vulkan loader " + names.front() : given) +
+                      "vulkan: the Vulkan loader " + (given.empty() ? env::printable(names.front()) : given) +
                           " could not be loaded" + (why != nullptr ? " (" + env::printable(why) + ")" : std::string()),
                       "install the Vulkan loader (Debian: libvulkan1) and a driver, or point ROSTER_VULKAN_LOADER "
                       "at one, " +

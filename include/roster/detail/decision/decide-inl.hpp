@@ -576,7 +576,9 @@ ROSTER_INLINE expected<routed_device> acquire_preferred(op_set ops, element_type
   return detail::route(r);
 }
 
-ROSTER_INLINE std::optional<error> contended_triad(const adapter_info& adapter, double triad_gbps) {
+ROSTER_INLINE std::optional<error> contended_triad(const adapter_info& adapter, double triad_gbps,
+                                                  std::uint64_t elements) {
+  if (elements < detail::baseline_elements) return std::nullopt;  // dispatch-bound: not judged
   if (auto why = detail::contention_problem(adapter, triad_gbps); !why.empty())
     return error(errc::unavailable, why, std::string(detail::contention_fix));
   return std::nullopt;
