@@ -8,22 +8,41 @@ it reports the ranks sharing while GPU 1 idles, with exit status 8.
 
 usage: bind_mpirun.py MPIRUN ROSTER_INFO"""
 import collections
+import glob
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 mpirun, info = sys.argv[1], sys.argv[2]
 cmd = [mpirun, '-np', '4', '--oversubscribe']
 if os.geteuid() == 0:
     cmd.append('--allow-run-as-root')
 env = {k: v for k, v in os.environ.items() if not k.startswith(('ROSTER_DEVICE', 'ROSTER_REQUIRE', 'CUDA_VISIBLE'))}
-p = subprocess.run(cmd + [info, 'bind'], capture_output=True, text=True, timeout=120, env=env)
-print(p.stdout)
+
+
+def ranks(args, run_env):
+    """Runs `mpirun ... args` with each rank's output in a file of its own
+    (--output-filename): mpirun forwards the ranks' standard output in
+    chunks, so two ranks' long lines could interleave mid-line on the
+    shared stream (CI's ASan run saw it). Returns the process, and the
+    ranks' output in rank order."""
+    with tempfile.TemporaryDirectory() as folder:
+        r = subprocess.run(cmd + ['--output-filename', folder] + args, capture_output=True, text=True,
+                           timeout=120, env=run_env)
+        files = sorted(glob.glob(os.path.join(folder, '*', 'rank.*', 'stdout')),
+                       key=lambda f: int(f.split('rank.')[-1].split(os.sep)[0]))
+        out = ''.join(open(f).read() for f in files)
+    return r, out
+
+
+p, p_out = ranks([info, 'bind'], env)
+print(p_out)
 print(p.stderr, file=sys.stderr)
 if p.returncode != 0:
     sys.exit(f'FAIL: mpirun exited {p.returncode}')
-rows = [json.loads(l) for l in p.stdout.splitlines() if l.startswith('{')]
+rows = [json.loads(l) for l in p_out.splitlines() if l.startswith('{')]
 problems = []
 if len(rows) != 4:
     problems.append(f'{len(rows)} JSON lines, not 4')
@@ -46,19 +65,18 @@ def check(lines, *extra):
                           timeout=60, env=env)
 
 
-c = check(p.stdout, '--json')
+c = check(p_out, '--json')
 print(c.stdout, c.stderr)
 if c.returncode != 0 or not json.loads(c.stdout)['ok']:
     problems.append(f'the job check of a sound binding exited {c.returncode}: {c.stdout} {c.stderr}')
 planted_env = dict(env, ROSTER_GPU_BIND='map_gpu:0')
-q = subprocess.run(cmd + ['-x', 'ROSTER_GPU_BIND', info, 'bind'], capture_output=True, text=True, timeout=120,
-                   env=planted_env)
-rows = [json.loads(l) for l in q.stdout.splitlines() if l.startswith('{')]
+q, q_out = ranks(['-x', 'ROSTER_GPU_BIND', info, 'bind'], planted_env)
+rows = [json.loads(l) for l in q_out.splitlines() if l.startswith('{')]
 if q.returncode != 0 or collections.Counter(r['adapter'] for r in rows) != collections.Counter({'toolfake:0': 4}):
-    problems.append(f'map_gpu:0 did not put the four ranks on toolfake:0: {q.stdout} {q.stderr}')
+    problems.append(f'map_gpu:0 did not put the four ranks on toolfake:0: {q_out} {q.stderr}')
 if any(r.get('policy') != "map_gpu:0 (ROSTER_GPU_BIND='map_gpu:0')" for r in rows):
     problems.append('a record does not name the policy that placed it')
-c = check(q.stdout)
+c = check(q_out)
 print(c.stdout, c.stderr)
 if c.returncode != 8 or 'shared while idle' not in c.stdout or 'stands idle' not in c.stdout:
     problems.append(f'the planted collision was not reported with status 8 (status {c.returncode})')
