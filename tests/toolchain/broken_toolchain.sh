@@ -102,9 +102,10 @@ log=$work/build/meson-logs/testlog.txt
 grep -q 'SKIP: .*cannot link with -flto' "$log" || fail "testlog.txt does not say why the LTO test was skipped"
 grep -q 'SKIP: clang++ is not on PATH' "$log" || fail "testlog.txt does not say why inventory-clang-lld was skipped"
 # scripts/linker-matrix (CI runs it) on the same toolchain: what is missing is
-# a skip with its reason, what is there runs.
+# a skip with its reason, what is there runs. Lenient, whatever the caller set:
+# under .ci/run's ROSTER_STRICT_TOOLS=1 a missing tool fails (stages_test.py).
 if [ -n "$gxx" ]; then
-  "$src/scripts/linker-matrix" --only g++:bfd:plain --only g++:bfd:lto --only g++:lld:plain \
+  ROSTER_STRICT_TOOLS=0 "$src/scripts/linker-matrix" --only g++:bfd:plain --only g++:bfd:lto --only g++:lld:plain \
     --only clang++:lld >"$work/matrix.log" 2>&1
   rc=$?
   cat "$work/matrix.log"

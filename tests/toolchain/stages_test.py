@@ -11,9 +11,17 @@ Wine prefix    scripts/test-windows --prefix-only with a fake wine64 and
                and a timeout kills what it started. Cheap: no Wine runs.
                With ROSTER_TEST_REAL_WINE=1 and Wine installed, a real prefix
                is made from nothing too (about 20 s idle, minutes when busy).
+Strict tools   .ci/run sets ROSTER_STRICT_TOOLS=1 (issue 40, deliverable 3):
+               on a PATH without mold its tool check (scripts/check-tools,
+               run by scripts/test) fails naming mold, where a local run only
+               notes it; test-summary fails on a toolchain skip of
+               tests/skips.txt, linker-matrix on a combination whose tool is
+               missing, test-windows on a skipped part. Cheap: stand-in
+               meson and ninja, nothing is built.
 
   python3 tests/toolchain/stages_test.py [-v]
 """
+import fnmatch
 import json
 import os
 import re
@@ -27,6 +35,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUMMARY = os.path.join(ROOT, "scripts", "test-summary")
 WINDOWS = os.path.join(ROOT, "scripts", "test-windows")
+MATRIX = os.path.join(ROOT, "scripts", "linker-matrix")
 COUNT_RE = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
 
 
@@ -188,6 +197,154 @@ class WinePrefix(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertRegex(out, r"Wine prefix: ready in \d+ s \(new prefix, ")
         self.assertTrue(os.path.isdir(os.path.join(self.build, "wineprefix", "drive_c")), out)
+
+
+STAND_IN = """#!/bin/sh
+echo "$0 $*" >> "$STAND_IN_LOG"
+exit 3
+"""
+
+
+def path_without(folder, names, stand_ins=()):
+    """Makes folder a PATH of links to every program on this PATH but `names` (fnmatch patterns);
+    each of `stand_ins` is a script that logs its call to $STAND_IN_LOG and exits 3."""
+    os.makedirs(folder)
+    for d in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for n in os.listdir(d):
+            target, link = os.path.join(d, n), os.path.join(folder, n)
+            if any(fnmatch.fnmatchcase(n, p) for p in names) or os.path.lexists(link):
+                continue
+            if os.access(target, os.X_OK) and not os.path.isdir(target):
+                os.symlink(target, link)
+    for n in stand_ins:
+        link = os.path.join(folder, n)
+        if os.path.lexists(link):
+            os.unlink(link)
+        with open(link, "w") as f:
+            f.write(STAND_IN)
+        os.chmod(link, 0o755)
+    return folder
+
+
+def missing_section(err):
+    """The lines check-tools prints under 'check-tools: missing:'."""
+    return err.split("check-tools: missing:", 1)[1].split("Fix:", 1)[0] if "check-tools: missing:" in err else ""
+
+
+class StrictTools(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="roster-strict-tools-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.lenient_env = {k: v for k, v in os.environ.items() if k != "ROSTER_STRICT_TOOLS"}
+
+    def tree(self):
+        """A copy of .ci/run and the scripts it reaches up to meson, with install-deps stood in for
+        (it would install what is missing)."""
+        tree = os.path.join(self.tmp, "tree")
+        for f in (".ci/run", "scripts/test", "scripts/check-tools"):
+            os.makedirs(os.path.dirname(os.path.join(tree, f)), exist_ok=True)
+            shutil.copy2(os.path.join(ROOT, f), os.path.join(tree, f))
+        with open(os.path.join(tree, "scripts", "install-deps"), "w") as f:
+            f.write("#!/bin/sh\necho 'install-deps: stood in for'\n")
+        os.chmod(os.path.join(tree, "scripts", "install-deps"), 0o755)
+        return tree
+
+    def test_ci_run_without_mold_fails_naming_mold(self):
+        tree = self.tree()
+        log = os.path.join(self.tmp, "stand-ins")
+        path = path_without(os.path.join(self.tmp, "bin"), ["mold", "ld.mold"], stand_ins=["meson", "ninja"])
+        env = dict(self.lenient_env, PATH=path, STAND_IN_LOG=log)
+        r = subprocess.run(["bash", os.path.join(tree, ".ci", "run")], env=env, capture_output=True, text=True,
+                           timeout=120)
+        out = r.stdout + r.stderr
+        self.assertEqual(r.returncode, 1, out)
+        self.assertIn("mold (ld.mold) (Debian package mold", missing_section(r.stderr), out)
+        self.assertIn("ROSTER_STRICT_TOOLS=1", r.stderr, out)
+        self.assertFalse(os.path.exists(log), "the run went on past the tool check:\n" + out)
+        # The same PATH in a local scripts/test: lenient, mold is only noted and the run goes on (to meson,
+        # stood in for, which stops it).
+        r = subprocess.run(["bash", os.path.join(tree, "scripts", "test")], env=env, capture_output=True,
+                           text=True, timeout=120)
+        out = r.stdout + r.stderr
+        self.assertNotIn("mold", missing_section(r.stderr), out)
+        self.assertRegex(r.stderr, r"check-tools: note: .*\n(  .*\n)*  mold \(ld.mold\) \(Debian package mold", out)
+        if not missing_section(r.stderr):
+            with open(log) as f:
+                self.assertIn("meson setup", f.read(), out)
+
+    def test_check_tools_names_each_toolchain_tool(self):
+        path = path_without(os.path.join(self.tmp, "bin"), ["mold", "ld.mold", "ld.gold", "cmake", "mpirun"])
+        env = dict(self.lenient_env, PATH=path, ROSTER_STRICT_TOOLS="1")
+        r = subprocess.run([os.path.join(ROOT, "scripts", "check-tools")], env=env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        missing = missing_section(r.stderr)
+        for want in ("mold (ld.mold) (Debian package mold", "ld.gold (Debian package binutils",
+                     "cmake (Debian package cmake", "mpirun (Debian package openmpi-bin"):
+            self.assertIn(want, missing, r.stderr)
+        self.assertIn("Fix: ", r.stderr)
+
+    def write_skip_log(self):
+        build = os.path.join(self.tmp, "build")
+        os.makedirs(os.path.join(build, "meson-logs"))
+        with open(os.path.join(build, "meson-logs", "testlog.json"), "w") as f:
+            f.write(json.dumps({"name": "roster:inventory / inventory-link-mold-gc-sections", "result": "SKIP",
+                                "stdout": "SKIP: GCC 12.2.0 cannot link with -fuse-ld=mold (ld.mold missing?)\n"})
+                    + "\n")
+            f.write(json.dumps({"name": "roster:consumers / consumers-wrap", "result": "SKIP",
+                                "stdout": "SKIP: not a git repository\n"}) + "\n")
+            f.write(json.dumps({"name": "roster:t / t0", "result": "OK", "stdout": ""}) + "\n")
+        return build
+
+    def test_summary_fails_a_toolchain_skip_under_strict(self):
+        build = self.write_skip_log()
+        r = subprocess.run([sys.executable, SUMMARY, build], env=self.lenient_env, capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertIn("[toolchain skip: mold (Debian package mold)]", r.stdout)
+        self.assertEqual(closing_count(r.stdout), (1, 0, 2), r.stdout)
+        for how in (dict(env=dict(self.lenient_env, ROSTER_STRICT_TOOLS="1"), args=[]),
+                    dict(env=self.lenient_env, args=["--strict-tools"])):
+            r = subprocess.run([sys.executable, SUMMARY] + how["args"] + [build], env=how["env"],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stdout)
+            self.assertIn("not allowed under ROSTER_STRICT_TOOLS=1: mold (Debian package mold) is missing: "
+                          "build/inventory-link-mold-gc-sections", r.stdout)
+            self.assertNotIn("is missing: build/consumers-wrap", r.stdout)  # not a toolchain skip
+
+    def test_every_toolchain_skip_names_its_tool(self):
+        with open(os.path.join(ROOT, "tests", "skips.txt")) as f:
+            lines = [line.split("|") for line in f if not line.startswith("#") and "|" in line]
+        tools = {fields[0].strip(): fields[2].strip() for fields in lines if len(fields) == 3}
+        for name in ("inventory-link-mold-gc-sections", "inventory-link-gold-gc-sections",
+                     "inventory-link-lld-gc-sections", "inventory-link-lto", "inventory-clang-lld",
+                     "vulkan_validation", "devices_mpirun_bind", "tools_bind_mpirun", "consumers-cmake",
+                     "consumers-pkg-config"):
+            self.assertRegex(tools.get(name, ""), r"^tool: .+\(Debian package", f"{name}: no tool in tests/skips.txt")
+
+    def test_linker_matrix_fails_a_missing_compiler_under_strict(self):
+        path = path_without(os.path.join(self.tmp, "bin"), ["clang++*"])
+        r = subprocess.run([MATRIX, "--only", "clang++:lld"], env=dict(self.lenient_env, PATH=path),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        r = subprocess.run([MATRIX, "--only", "clang++:lld"], env=dict(self.lenient_env, PATH=path,
+                                                                       ROSTER_STRICT_TOOLS="1"),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"(?m)^clang\+\+ +\* +plain +FAIL \(ROSTER_STRICT_TOOLS=1: clang\+\+ not installed")
+
+    def test_windows_fails_a_skipped_part_under_strict(self):
+        path = path_without(os.path.join(self.tmp, "bin"), ["clang++*", "x86_64-w64-mingw32-*"])
+        build = os.path.join(self.tmp, "build-windows")
+        r = subprocess.run([sys.executable, WINDOWS, "--build-dir", build], env=dict(self.lenient_env, PATH=path),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 77, r.stdout + r.stderr)
+        r = subprocess.run([sys.executable, WINDOWS, "--build-dir", build],
+                           env=dict(self.lenient_env, PATH=path, ROSTER_STRICT_TOOLS="1"),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("skipped: Wine: no MinGW-w64 g++ (Debian: g++-mingw-w64-x86-64-posix)", r.stdout)
+        self.assertIn("test-windows: FAIL: ROSTER_STRICT_TOOLS=1", r.stdout)
 
 
 if __name__ == "__main__":
