@@ -1,6 +1,6 @@
 """How scripts/bench-check shows its rows: the cells of a row, the table on
-a terminal, the closing count, the lines for scripts/gpu-check, and the
-results file it reads them from."""
+a terminal, the lines for scripts/gpu-check, and the results file it reads
+them from (the closing count is in verdicts.py)."""
 import json
 import sys
 
@@ -76,15 +76,6 @@ def print_table(rows, file=sys.stdout):
     print("  ".join(h.ljust(w) for h, w in zip(HEAD, widths)).rstrip(), file=file)
     for b in body:
         print("  ".join(c.ljust(w) for c, w in zip(b, widths)).rstrip(), file=file)
-
-
-def counts(rows):
-    """Returns the closing line: how many rows of each verdict."""
-    n = {v: sum(r["verdict"] == v for r in rows)
-         for v in ("pass", "pass on re-measure", "re-measure", "FAIL", "not run")}
-    shown = sum(r["verdict"] == "shown" for r in rows)
-    return (f"{n['pass']} pass, {n['pass on re-measure']} pass on re-measure, {n['re-measure']} re-measure, "
-            f"{n['FAIL']} FAIL, {n['not run']} not run" + (f", {shown} shown" if shown else ""))
 
 
 def summary_rows(doc):

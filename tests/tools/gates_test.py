@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The gates on synthetic result files, each of which must fail: a figure
-that misses inside its spread (bench-check: re-measure, settled only by the
-re-measure's median), a row not run, a gtest binary with zero cases, one
+that misses inside its spread (bench-check: re-measure, settled on the first
+run and the re-measure pooled), a row not run, a gtest binary with zero cases, one
 partly skipped, a benchmark that errored; the allow-list that lets a named
 skip through with its reason (never a FAIL); like-for-like labels and the
 added cost at 16 elements in bench-check; test-summary's zero-case rule; and
@@ -256,11 +256,13 @@ class BenchCheckRules(unittest.TestCase):
         rc, out = self.judge(self.RATIO, first, self.reps("roster/add", [145] * 15, "isa=avx2") +
                              self.reps("openmp/add", [140] * 15, "isa=avx2"))
         self.assertEqual(rc, 0, out)
-        self.assertIn("pass on re-measure (first run missed by", line(out, "CPU add like for like"))
+        self.assertIn("pass on re-measure (the first run's 5 repetitions and the re-measure's 15 pooled: passes by 3.6%, "
+                      "beyond the spread 0.0%; the first run alone missed by", line(out, "CPU add like for like"))
         rc, out = self.judge(self.RATIO, first, self.reps("roster/add", [139.5] * 15, "isa=avx2") +
                              self.reps("openmp/add", [140] * 15, "isa=avx2"))
         self.assertEqual(rc, 1, out)
-        self.assertIn("FAIL (re-measured with 15 repetitions: misses by 0.4%", line(out, "CPU add like for like"))
+        self.assertIn("FAIL (the first run's 5 repetitions and the re-measure's 15 pooled: misses by 0.4%, beyond the "
+                      "spread 0.0%", line(out, "CPU add like for like"))
 
     def test_added_cost_at_16_elements(self):
         fig = [{"id": "static-16", "what": "static call at 16", "program": "p", "figure": "K/16", "baseline": "K/16",

@@ -140,18 +140,24 @@ class StreamCompare(unittest.TestCase):
         r = Rounds(self)
         for i in range(3):
             r.round(i, scaled(BS, 1 + i * 0.001), scaled(BS, 1.02))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 0, out)
         self.assertIn("BabelStream main (max_MB_per_sec) at 57637d5", out)
         self.assertRegex(row(out, "CUDA double copy: roster / BabelStream"), r"4114\.7 +4038\.0 +1\.019 .* pass$")
         self.assertIn("host clock around launch and synchronization", out)
-        self.assertIn("20 pass, 0 pass on re-measure, 0 re-measure, 0 FAIL, 10 not run", out)
+        self.assertIn("20 pass, 0 pass on re-measure, 0 re-measure, 0 inconclusive, 0 FAIL, 10 not run", out)
+        # The CPU rows were not run (no BabelStream OpenMP model): a failure
+        # unless the caller allows rows not run.
+        rc, out = run("--recorded", r.dir)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("gpu-stream-compare: 10 rows not run (no roster_cpu figure for double copy)", out)
+        self.assertIn("Fix: run them where they can run, or pass --allow-not-run", out)
 
     def test_babelstream_5_0_csv_format_read(self):
         r = Rounds(self)
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), fmt="5.0")
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 0, out)
         self.assertIn("BabelStream 5.0 (max_mbytes_per_sec)", out)
         self.assertRegex(row(out, "CUDA float triad: roster / BabelStream"), r"4454\.3 +4367\.0 +1\.020 .* pass$")
@@ -166,7 +172,7 @@ class StreamCompare(unittest.TestCase):
         # In a run, every CUDA row fails with the reason, never "not run".
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), fmt="unknown")
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (round0/babelstream-cuda-float.csv: unknown BabelStream CSV format",
                       row(out, "CUDA double dot: roster / BabelStream"))
@@ -191,7 +197,7 @@ class StreamCompare(unittest.TestCase):
         r = Rounds(self)
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), rc={"float": 1} if i == 1 else None)
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (babelstream-cuda-float exited 1 in round1", row(out, "CUDA float copy"))
 
@@ -200,21 +206,33 @@ class StreamCompare(unittest.TestCase):
         # roster 1.2% under the 0.99 target, BabelStream's rounds 4% apart.
         for i, f in enumerate((0.98, 1.02, 1.0)):
             r.round(i, scaled(BS, f), scaled(BS, 0.978))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)  # the spread widens the verdict to re-measure, never to a pass
         self.assertIn("re-measure (misses by 1.2%, within the spread 2.0%", row(out, "CUDA double copy"))
-        # The re-measure's median passes: "pass on re-measure".
+        # The re-measure alone would pass (0.995, no spread), but it is judged
+        # with the first rounds' misses: the pooled spread exceeds the margin.
         for i in range(5):
             r.round(i, BS, scaled(BS, 0.995), folder="remeasure")
-        rc, out = run("--recorded", r.dir)
-        self.assertEqual(rc, 0, out)
-        self.assertIn("pass on re-measure (first 3 rounds missed by 1.2%", row(out, "CUDA double copy"))
-        # It does not: FAIL.
-        for i in range(5):
-            r.round(i, BS, scaled(BS, 0.985), folder="remeasure")
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
-        self.assertIn("FAIL (re-measured with 5 rounds: misses by 0.5%", row(out, "CUDA double copy"))
+        self.assertIn("inconclusive (the first run's 3 rounds and the re-measure's 5 pooled: passes by 0.5%, "
+                      "within the spread 1.7%; the first run alone missed by 1.2%, spread 2.0%)",
+                      row(out, "CUDA double copy"))
+        # Enough re-measured rounds at 0.995 that the first three no longer
+        # spread the pool: a pass on all the evidence.
+        for i in range(10):
+            r.round(i, BS, scaled(BS, 0.995), folder="remeasure")
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("pass on re-measure (the first run's 3 rounds and the re-measure's 10 pooled: passes by 0.5%, "
+                      "beyond the spread 0.0%", row(out, "CUDA double copy"))
+        # The pool misses beyond its spread: FAIL.
+        for i in range(10):
+            r.round(i, BS, scaled(BS, 0.96), folder="remeasure")
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL (the first run's 3 rounds and the re-measure's 10 pooled: misses by 3.0%, beyond the "
+                      "spread", row(out, "CUDA double copy"))
 
     def test_a_remeasure_cut_short_decides_nothing(self):
         # The re-measure planned 6 rounds and the time budget let 1 run: its
@@ -225,29 +243,31 @@ class StreamCompare(unittest.TestCase):
         r.round(0, BS, scaled(BS, 1.05), folder="remeasure")
         with open(os.path.join(r.dir, "remeasure", "planned.json"), "w") as f:
             json.dump({"gpu": 6, "cpu": 0}, f)
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (re-measure cut short: 1 of 6 rounds ran before the time budget ended",
                       row(out, "CUDA double copy"))
-        # The rounds it planned, all run: the re-measure decides.
+        # The rounds it planned, all run: they decide, pooled with the first
+        # three, whose misses they contradict (1.05 against 0.978): inconclusive.
         for i in range(1, 6):
             r.round(i, BS, scaled(BS, 1.05), folder="remeasure")
-        rc, out = run("--recorded", r.dir)
-        self.assertEqual(rc, 0, out)
-        self.assertIn("pass on re-measure", row(out, "CUDA double copy"))
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("inconclusive (the first run's 3 rounds and the re-measure's 6 pooled: passes by 6.1%, "
+                      "within the spread 6.9%", row(out, "CUDA double copy"))
 
     def test_cpu_rows_like_for_like(self):
         r = Rounds(self)
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(180.0), same(150.0)), omp=same(140.0))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 0, out)
         self.assertRegex(row(out, "CPU double add: roster (no streaming stores)"),
                          r"\[isa=avx2 / isa=avx2\] +150\.0 +138\.6 +1\.082 .* pass$")  # BabelStream: its mean, 140 / 1.01
         # BabelStream's loops built for another instruction set: not like for like.
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(180.0), same(150.0), "isa=sse2"), omp=same(140.0))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (not like for like: 'isa=sse2' against 'isa=avx2')",
                       row(out, "CPU double add: roster (no streaming stores)"))
@@ -260,7 +280,7 @@ class StreamCompare(unittest.TestCase):
         host = (100.0, 80.0, 120.0)
         for i, h in enumerate(host):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(1.05 * h)), omp=same(h * 1.01))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 0, out)
         self.assertRegex(row(out, "CPU double add: roster (no streaming stores)"),
                          r"\] +105\.0 +100\.0 +1\.050 +>= 1 +0\.0% .* pass$")
@@ -268,7 +288,7 @@ class StreamCompare(unittest.TestCase):
         # host's 40% swing (each side's own spread).
         for i, h in enumerate(host):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(0.95 * h)), omp=same(h * 1.01))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertIn("FAIL (misses by 5.0%, beyond the spread 0.0%)", row(out, "CPU double add: roster (no streaming stores)"))
         # One side in the host's fast state in other rounds than the other
@@ -276,7 +296,7 @@ class StreamCompare(unittest.TestCase):
         # miss inside that spread is measured again.
         for i, (h, g) in enumerate(((100.0, 120.0), (120.0, 100.0), (100.0, 100.0), (100.0, 118.0), (100.0, 101.0))):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * g), same(0.99 * g)), omp=same(h * 1.01))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 1, out)
         self.assertRegex(row(out, "CPU double copy: roster (no streaming stores)"),
                          r"1\.000 +>= 1 .* re-measure \(misses by 0\.0%, within the spread 17\.8%")
@@ -285,7 +305,7 @@ class StreamCompare(unittest.TestCase):
         for i, h in enumerate(host):
             r.round(i, BS, scaled(BS, 1.02), cpu=(same(1.6 * h), same(1.05 * h)), omp=same(h * 1.01))
         r.round(3, None, None, cpu=(same(160.0), same(50.0)))
-        rc, out = run("--recorded", r.dir)
+        rc, out = run("--recorded", r.dir, "--allow-not-run")
         self.assertEqual(rc, 0, out)
         with open(os.path.join(r.dir, "stream-compare.json")) as f:
             cpu = [x for x in json.load(f)["rows"] if x["what"].startswith("CPU double add: roster (no streaming")][0]
@@ -313,7 +333,7 @@ class StreamCompare(unittest.TestCase):
             r = Rounds(self)
             for i in range(3):
                 r.round(i, BS, scaled(BS, f))
-            run("--recorded", r.dir)
+            run("--recorded", r.dir, "--allow-not-run")
             runs.append(os.path.join(r.dir, "stream-compare.json"))
         rc, md = run("--markdown", runs[0], "--others", runs[1])
         self.assertEqual(rc, 0, md)
@@ -335,7 +355,7 @@ class StreamCompare(unittest.TestCase):
         r = Rounds(self)
         for i in range(3):
             r.round(i, BS, scaled(BS, 1.02), vulkan=False)
-        run("--recorded", r.dir)
+        run("--recorded", r.dir, "--allow-not-run")
         rc, out = run("--rows", os.path.join(r.dir, "stream-compare.json"))
         self.assertEqual(rc, 0, out)
         lines = out.strip().splitlines()
@@ -448,7 +468,7 @@ class StreamCompareRun(unittest.TestCase):
         self.out = os.path.join(self.dir, "out")
 
     def measure(self, **env):
-        return run(self.build, "--out", self.out, "--rounds", "3", env=dict(self.env, **env))
+        return run(self.build, "--out", self.out, "--rounds", "3", "--allow-not-run", env=dict(self.env, **env))
 
     def test_rounds_and_their_raw_files(self):
         rc, out = self.measure()
@@ -485,7 +505,7 @@ class StreamCompareRun(unittest.TestCase):
     def test_cpu_rows_take_more_rounds(self):
         # 3 rounds of everything, then the host pair alone up to --cpu-rounds.
         self.host_pair()
-        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--cpu-rounds", "5", env=self.env)
+        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--allow-not-run", "--cpu-rounds", "5", env=self.env)
         self.assertEqual(rc, 0, out)
         self.assertRegex(row(out, "CPU double triad: roster (no streaming stores)"),
                          r"\[isa=avx2 / isa=avx2\] +105\.0 +100\.0 +1\.050 .* pass$")
@@ -504,20 +524,26 @@ class StreamCompareRun(unittest.TestCase):
 
     def test_a_cpu_row_is_measured_again_in_no_fewer_rounds(self):
         # 7 rounds whose ratios straddle 1.0 (median 0.98): a re-measure of
-        # the host pair, 7 rounds (not the default 6), which passes at 1.02.
+        # the host pair, 7 rounds (not the default 6), at 1.02; pooled with
+        # the first 7, still spread wider than the margin: inconclusive.
         self.host_pair()
-        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--cpu-rounds", "7", env=dict(
+        rc, out = run(self.build, "--out", self.out, "--rounds", "3", "--allow-not-run", "--cpu-rounds", "7", env=dict(
             self.env, FAKE_CPU_FACTORS="0.97,1.1,0.9,0.98,1.1,0.9,0.98,1.02"))
-        self.assertEqual(rc, 0, out)
-        self.assertIn("pass on re-measure (first 7 rounds missed by 2.0%",
+        self.assertEqual(rc, 1, out)
+        self.assertIn("inconclusive (the first run's 7 rounds and the re-measure's 7 pooled: passes by 2.0%, "
+                      "within the spread 3.9%; the first run alone missed by 2.0%, spread 10.7%)",
                       row(out, "CPU double add: roster (no streaming stores)"))
         self.assertEqual(sorted(os.listdir(os.path.join(self.out, "remeasure"))),
                          ["planned.json"] + [f"round{i}" for i in range(7)])
 
     def test_a_miss_inside_the_spread_is_measured_again(self):
+        # The re-measure's six rounds at 0.995 would pass alone; pooled with
+        # the first three's misses, and BabelStream's rounds 4% apart, the
+        # row is inconclusive, and fails.
         rc, out = self.measure(FAKE_BS_FACTORS="0.98,1.02,1.0", FAKE_ROSTER_FACTORS="0.978,0.978,0.978,0.995")
-        self.assertEqual(rc, 0, out)
-        self.assertIn("pass on re-measure (first 3 rounds missed by 1.2%", row(out, "CUDA double copy"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("inconclusive (the first run's 3 rounds and the re-measure's 6 pooled: passes by 0.5%, "
+                      "within the spread 4.0%", row(out, "CUDA double copy"))
         self.assertEqual(len([d for d in os.listdir(os.path.join(self.out, "remeasure")) if d.startswith("round")]), 6)
 
 
