@@ -12,7 +12,10 @@
 ///     differ by noise, or by a margin too small to matter, change nothing.
 ///
 /// With medians alone (a record that kept no samples) the spread is zero and
-/// only the minimum applies. scripts/bench-check applies the same rule to
+/// only the minimum applies. Timings taken interleaved, round by round, are
+/// judged on their pooled rounds with a confidence bound instead
+/// (judge_interleaved): what changes the choice is a gain whose lower 95%
+/// bound exceeds the minimum. scripts/bench-check applies the same rule to
 /// Google Benchmark repetitions (its compare()), and tests/core/decision_test
 /// checks both on the same recorded timings. Public, so that a code (and
 /// roster-info) judges its own measurements the way roster judges its own.
@@ -50,6 +53,32 @@ struct outcome {
 /// the summaries of their timings (lower is better).
 [[nodiscard]] ROSTER_API ROSTER_INLINE outcome judge(timing_summary current, timing_summary candidate,
                                                            double min_gain = noise_rule::min_gain);
+
+/// A median with its distribution-free confidence interval: the order
+/// statistics x(k) and x(n+1-k) around it, k the largest with
+/// P(Binomial(n, 1/2) < k) <= (1 - level) / 2. Fewer than six values give no
+/// 95% interval; their bounds are the smallest and the largest.
+struct median_bound {
+  double median = 0.0;
+  double low = 0.0;
+  double high = 0.0;
+};
+
+/// Returns the median of the values and its confidence interval at `level`.
+[[nodiscard]] ROSTER_API ROSTER_INLINE median_bound median_confidence(std::span<const double> values,
+                                                                       double level = 0.95);
+
+/// Decides from timings taken interleaved, round by round (current[i] and
+/// candidate[i] in round i, so drift between rounds touches both alike): the
+/// gain of each round, (current - candidate) / current, and the change only
+/// when the lower bound of their median's 95% confidence interval exceeds
+/// the minimum. The outcome's gain is that median, its spread the interval's
+/// half width, its threshold the gain the median needed (the minimum plus
+/// the median's distance to the lower bound). Unequal lengths compare the
+/// rounds both have.
+[[nodiscard]] ROSTER_API ROSTER_INLINE outcome judge_interleaved(std::span<const double> current,
+                                                                 std::span<const double> candidate,
+                                                                 double min_gain = noise_rule::min_gain);
 
 /// Decides from the repeated timings of both sides (lower is better).
 [[nodiscard]] ROSTER_API ROSTER_INLINE outcome judge(std::span<const double> current,

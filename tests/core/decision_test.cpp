@@ -75,6 +75,40 @@ TEST(Decision, MediansAloneNeedTheMinimum) {
   EXPECT_TRUE(d.change);
 }
 
+TEST(Decision, TheMediansConfidenceIntervalIsTheBinomialsOrderStatistics) {
+  std::vector<double> v;
+  for (int i = 50; i >= 1; --i) v.push_back(i);
+  const auto b = rd::median_confidence(v);  // n = 50: the 18th and the 33rd of the sorted values
+  EXPECT_DOUBLE_EQ(b.median, 25.5);
+  EXPECT_DOUBLE_EQ(b.low, 18.0);
+  EXPECT_DOUBLE_EQ(b.high, 33.0);
+  const auto few = rd::median_confidence(std::vector<double>{3, 1, 2, 5});  // no 95% interval: the extremes
+  EXPECT_DOUBLE_EQ(few.low, 1.0);
+  EXPECT_DOUBLE_EQ(few.high, 5.0);
+  const auto six = rd::median_confidence(std::vector<double>{6, 5, 4, 3, 2, 1});  // P(X < 1) = 1/64
+  EXPECT_DOUBLE_EQ(six.low, 1.0);
+  EXPECT_DOUBLE_EQ(six.high, 6.0);
+}
+
+TEST(Decision, InterleavedRoundsChangeOnlyWhenTheLowerBoundClearsTheMinimum) {
+  std::vector<double> current, faster, close;
+  for (int i = 0; i < 40; ++i) {
+    const double drift = 1.0 + 0.01 * i;  // the host slows: both sides alike
+    const double jitter = (i % 5 - 2) * 0.004;
+    current.push_back(100 * drift);
+    faster.push_back(90 * drift * (1 + jitter));
+    close.push_back(98 * drift * (1 + jitter));
+  }
+  const auto win = rd::judge_interleaved(current, faster);
+  EXPECT_TRUE(win.change);
+  EXPECT_NEAR(win.gain, 0.1, 0.005);
+  EXPECT_GT(win.threshold, rd::min_gain);
+  EXPECT_FALSE(rd::judge_interleaved(current, close).change);  // 2%: not beyond the minimum
+  // The same timings judged as two windows: the drift (40%) is the spread, and hides a 10% gain.
+  EXPECT_FALSE(rd::judge(current, faster).change);
+  EXPECT_FALSE(rd::judge_interleaved(std::vector<double>{}, faster).change);
+}
+
 TEST(Decision, RecordedTimings) {
   const auto cases = load_cases();
   ASSERT_EQ(cases.size(), 6u) << "read " << ROSTER_DECISION_CASES;

@@ -27,6 +27,9 @@ struct tuning_figure {
   element_type type = element_type::f64;
   double gbps = 0.0;    ///< median GB/s (10^9 bytes per second) over the reps
   double spread = 0.0;  ///< the reps' interquartile range over their median (0 when not recorded)
+  /// The relative half width of the median's 95% confidence interval
+  /// (noise_rule::median_confidence), in a record measured interleaved; 0 otherwise.
+  double bound = 0.0;
   friend bool operator==(const tuning_figure&, const tuning_figure&) = default;
 };
 
@@ -57,6 +60,9 @@ struct tuning_record {
   std::string measured_at;     ///< UTC time, ISO 8601
   std::uint64_t elements = 0;  ///< array length used
   std::uint32_t reps = 0;      ///< repetitions; each figure is their median
+  /// Measured in one window with the other adapters of its circuit, round by
+  /// round (A B A B ...), so drift touches them alike; false: in a window of its own.
+  bool interleaved = false;
   std::vector<tuning_figure> figures;
   std::vector<kernel_choice> kernels;    ///< measured variant choices (roster::tune_kernel)
   std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape
@@ -129,8 +135,12 @@ struct tuning_match {
 
 /// Compares two adapters' records for work over `ops` and `type` (triad when
 /// `ops` holds no measured op): the time per byte summed over the ops, and
-/// the decision rule of roster/noise_rule.hpp (the larger recorded spread, at
-/// least 3%). Returns > 0 when `candidate` is faster beyond the noise, < 0
+/// the decision rule of roster/noise_rule.hpp. Two records measured alike,
+/// interleaved over arrays of one size, need a gain beyond the minimum (3%)
+/// plus both medians' confidence bounds; two measured each in its own window,
+/// beyond the larger spread and the minimum; records measured differently
+/// (one interleaved and one not, or arrays more than twice apart), beyond
+/// the larger spread and twice the minimum. Returns > 0 when `candidate` is faster beyond the noise, < 0
 /// when `current` is, 0 when neither (or a figure is missing).
 [[nodiscard]] ROSTER_API ROSTER_INLINE int compare_records(const tuning_record& current,
                                                            const tuning_record& candidate, op_set ops,

@@ -11,13 +11,13 @@ namespace roster::detail {
 /// backend_registration layout, the inventory's section and hub, and every
 /// type and inline function of the headers a plugin includes). A plugin
 /// built for another version is refused, not opened.
-inline constexpr std::uint32_t plugin_abi_version = 5;
+inline constexpr std::uint32_t plugin_abi_version = 6;
 
 /// The SHA-256 of the plugin-facing headers when plugin_abi_version was last
 /// checked: tests/reliability/plugin_abi_check.py (test 'plugin_abi_headers')
 /// names the headers and fails when they change, until plugin_abi_version is
 /// bumped (if the ABI changed) and the new hash recorded with its --record.
-inline constexpr char plugin_abi_headers_sha256[] = "46ad9d8a02b8b038ed2f0d2dc1ef5127999dd8338081ff0fa0a92369d297fa00";
+inline constexpr char plugin_abi_headers_sha256[] = "a8ba128b98df5ce85a5e468ccff1fbcbdf9a51d9e7f6c10206b99278d6f3bfb3";
 
 /// One record in the section named plugin_note_section: every translation
 /// unit that registers a backend adds one.

@@ -15,6 +15,7 @@
 #include <roster/detail/base/environment.hpp>
 #include <roster/detail/base/text.hpp>
 #include <roster/detail/decision/contention.hpp>
+#include <roster/detail/open/gpu_list.hpp>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,6 +25,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <limits>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -38,12 +41,17 @@
 
 namespace roster::detail {
 
-/// The time one adapter's measurement may take.
+/// The time one adapter's measurement may take: a circuit of n adapters is
+/// measured in one window of n times this.
 inline constexpr std::chrono::milliseconds measure_budget{300};
-/// Elements of each of triad's three arrays: 2^24 (128 MiB of doubles; 384
-/// MiB in all), beyond the caches of today's CPUs and GPUs (an H200's L2 is
-/// 50 MB), so the figure is the memory's and not a cache's.
+/// Elements of each of triad's three arrays, at least: 2^24 (128 MiB of
+/// doubles; 384 MiB in all), beyond the caches of today's GPUs (an H200's L2
+/// is 50 MB). An adapter that runs on the host's cores measures at least four
+/// times the host's last-level caches (measure_elements_for), so the figure
+/// is the memory's and not a cache's.
 inline constexpr std::size_t measure_elements = std::size_t{1} << 24;
+/// The rounds of one window: each adapter of the circuit runs once a round.
+inline constexpr std::size_t measure_min_rounds = 3, measure_max_rounds = 60;
 /// What a rank waiting for local rank 0's records allows each adapter's
 /// kernel build and first touch, which the budget does not count (PoCL's
 /// build takes a second or more).
@@ -60,53 +68,166 @@ inline std::string utc_now_iso() {
   return stamp;
 }
 
-// Times triad on one adapter, over arrays of measure_elements. A kernel
-// builds on its first dispatch (a driver's JIT compile, PoCL's or a Vulkan
-// driver's, can take longer than the whole budget) and arrays are touched by
-// their first run: that run is not timed, and the budget starts after it.
-// Then as many runs as fit in the budget, at least 3 (a slow device takes
-// longer than the budget), at most 50.
-inline expected<tuning_record> measure_triad(const backend_registration& backend, const adapter_info& a) {
+// The bytes of the host's last-level caches, all of them (each counted once,
+// by its shared_cpu_list): what an array smaller than it may sit in. 0 when
+// sysfs does not say.
+inline std::uint64_t host_last_level_cache_bytes() {
+  std::uint64_t total = 0;
+  int top = 0;
+  std::vector<std::string> seen;
+  const std::string root = sysfs_root() + "/devices/system/cpu/cpu";
+  for (int cpu = 0; cpu < 4096; ++cpu) {
+    const std::string base = root + std::to_string(cpu) + "/cache/index";
+    if (read_small_file(base + "0/level").empty()) break;
+    for (int i = 0; i < 8; ++i) {
+      const std::string index = base + std::to_string(i) + "/";
+      const std::string level = read_small_file(index + "level"), size = read_small_file(index + "size"),
+                        shared = read_small_file(index + "shared_cpu_list");
+      if (level.empty() || size.empty()) break;
+      if (read_small_file(index + "type") == "Instruction") continue;
+      const int l = std::atoi(level.c_str());
+      char* unit = nullptr;
+      std::uint64_t bytes = std::strtoull(size.c_str(), &unit, 10);
+      if (*unit == 'K' || *unit == 'k') bytes <<= 10;
+      else if (*unit == 'M') bytes <<= 20;
+      if (l < top) continue;
+      if (l > top) {
+        top = l;
+        total = 0;
+        seen.clear();
+      }
+      if (std::find(seen.begin(), seen.end(), shared) != seen.end()) continue;
+      seen.push_back(shared);
+      total += bytes;
+    }
+  }
+  return total;
+}
+
+// The element count of each array measuring `a`: measure_elements, or four
+// times the host's last-level caches over three arrays where `a` runs on the
+// host's cores (a CPU pool, lavapipe, PoCL) and those caches are larger.
+inline std::size_t measure_elements_for(const adapter_info& a) {
+  if (!runs_on_host_cores(a)) return measure_elements;
+  static const std::uint64_t cache = host_last_level_cache_bytes();
+  const std::uint64_t need = 4 * cache / (3 * size_of(a.f64 ? element_type::f64 : element_type::f32));
+  std::size_t n = measure_elements;
+  while (n < need && n < (std::size_t{1} << 31)) n <<= 1;
+  return n;
+}
+
+// Rounds over `count` adapters, interleaved: each round times every adapter
+// once, the first of a round turning from round to round (A B, B A, ...), so
+// drift and order touch them alike. `timed(i)` runs adapter i once and gives
+// its seconds, or an error, after which adapter i sits out (its error in
+// `failed[i]`). As many rounds as fit in `budget`, at least `min_rounds`
+// (within ten budgets: a slow device takes longer), at most `max_rounds`.
+// Returns the seconds of each adapter, round by round.
+template <class Timed>
+std::vector<std::vector<double>> interleaved_rounds(std::size_t count, std::chrono::nanoseconds budget,
+                                                    std::size_t min_rounds, std::size_t max_rounds,
+                                                    std::vector<std::optional<error>>& failed, Timed&& timed) {
+  std::vector<std::vector<double>> seconds(count);
+  failed.resize(count);
+  const auto start = std::chrono::steady_clock::now();
+  const auto spent = [&] { return std::chrono::steady_clock::now() - start; };
+  for (std::size_t round = 0; round < max_rounds; ++round) {
+    if (!(spent() < budget || (round < min_rounds && spent() < 10 * budget))) break;
+    bool any = false;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = (round + k) % count;
+      if (failed[i]) continue;
+      expected<double> t = timed(i);
+      if (!t) {
+        failed[i] = std::move(t).error();
+        continue;
+      }
+      seconds[i].push_back(*t);
+      any = true;
+    }
+    if (!any) break;
+  }
+  return seconds;
+}
+
+// One adapter's part in a window: its device, its arrays and its triad.
+struct measure_subject {
+  adapter_info adapter;
+  std::unique_ptr<device> dev;
+  std::vector<buffer> arrays;
+  program triad;
+  std::size_t elements = 0;
+  element_type type = element_type::f64;
+};
+
+// Opens `a`, allocates and fills its three arrays of n elements, and runs
+// triad once untimed: a kernel builds on its first dispatch (a driver's JIT
+// compile, PoCL's or a Vulkan driver's, can take longer than the whole
+// budget) and arrays are touched by their first run, so the window starts
+// after it.
+inline expected<measure_subject> prepare_measure(const backend_registration& backend, const adapter_info& a,
+                                                 std::size_t n) {
   acquire_options options;
   options.wrap = true;
   auto d = open(backend, device_spec{a.backend, a.ordinal}, options);
   if (!d) return std::move(d).error();
-  const element_type t = a.f64 ? element_type::f64 : element_type::f32;
-  const std::size_t n = measure_elements;
-  auto x = (*d)->allocate(t, n), y = (*d)->allocate(t, n), z = (*d)->allocate(t, n);
-  if (!x || !y || !z)
-    return make_error(errc::out_of_memory,
-                      a.spec() + ": measure: no memory for three arrays of " + std::to_string(n) + " elements",
-                      "free memory, or set ROSTER_TUNING=read");
-  program fill;
-  fill.fill(*y, 1.0).fill(*z, 2.0);
-  program triad;
-  triad.triad(*x, *y, *z, 0.5);
-  if (auto ok = (*d)->dispatch(fill); !ok) return std::move(ok).error();
-  if (auto ok = (*d)->dispatch(triad); !ok) return std::move(ok).error();  // untimed: build, first touch
-  if (auto ok = (*d)->synchronize(); !ok) return std::move(ok).error();
-  const auto start = std::chrono::steady_clock::now();
-  const auto spent = [&] { return std::chrono::steady_clock::now() - start; };
-  std::vector<double> gbps;
-  while (gbps.size() < 50 && (spent() < measure_budget || (gbps.size() < 3 && spent() < 10 * measure_budget))) {
-    auto ns = (*d)->timed_dispatch(triad);
-    if (!ns) return std::move(ns).error();
-    gbps.push_back(3.0 * static_cast<double>(n * size_of(t)) / std::max<double>(1.0, double(ns->count())));
+  measure_subject s;
+  s.adapter = a;
+  s.dev = std::move(*d);
+  s.type = a.f64 ? element_type::f64 : element_type::f32;
+  s.elements = n;
+  for (int i = 0; i < 3; ++i) {
+    auto b = s.dev->allocate(s.type, n);
+    if (!b) {
+      for (const auto& made : s.arrays) (void)s.dev->release(made);
+      return make_error(errc::out_of_memory,
+                        a.spec() + ": measure: no memory for three arrays of " + std::to_string(n) + " elements",
+                        "free memory, or set ROSTER_TUNING=read");
+    }
+    s.arrays.push_back(*b);
   }
-  for (const auto& b : {*x, *y, *z}) (void)(*d)->release(b);
-  if (gbps.size() < 3)
+  program fill;
+  fill.fill(s.arrays[1], 1.0).fill(s.arrays[2], 2.0);
+  s.triad.triad(s.arrays[0], s.arrays[1], s.arrays[2], 0.5);
+  for (const program* p : {&fill, &s.triad})
+    if (auto ok = s.dev->dispatch(*p); !ok) return std::move(ok).error();
+  if (auto ok = s.dev->synchronize(); !ok) return std::move(ok).error();
+  return s;
+}
+
+// The record of one adapter's window: the median of its rounds' GB/s, their
+// spread, and the median's confidence bound; or why it is not recorded (too
+// few runs, a figure beyond any memory, a pool that could not get the cores).
+// `relative`, when the window interleaved several adapters: each round's time
+// over that round's geometric mean of all of them, so the bound says how well
+// the adapter's place among them is known, with the drift they shared taken out.
+inline expected<tuning_record> record_of_rounds(const adapter_info& a, element_type t, std::size_t n,
+                                                std::span<const double> seconds, std::span<const double> relative) {
+  const bool interleaved = !relative.empty();
+  if (seconds.size() < measure_min_rounds)
     return make_error(errc::unavailable, a.spec() + ": measure: too few runs within " +
                                              std::to_string(10 * measure_budget.count()) + " ms",
                       "run roster-info bench for this adapter, or set ROSTER_TUNING=read");
-  std::vector<double> times;  // time per byte: the rule's "lower is better"
-  for (double g : gbps) times.push_back(1.0 / g);
-  const auto s = noise_rule::summarize(times);
-  if (1.0 / s.median > max_plausible_gbps)
+  const double bytes = 3.0 * static_cast<double>(n * size_of(t));
+  std::vector<double> per_byte;  // time per byte: the rule's "lower is better"
+  for (double s : seconds) per_byte.push_back(std::max(s, 1e-9) / bytes);
+  const auto s = noise_rule::summarize(per_byte);
+  const auto b = noise_rule::median_confidence(per_byte);
+  double gbps = 1e-9 / s.median;
+  if (interleaved) {
+    // The adapter's median place among the window's adapters times the
+    // window's median round: the same drift-free ratio between any two of
+    // them as their places, on the scale of their own medians.
+    std::vector<double> round_means;
+    for (std::size_t r = 0; r < relative.size(); ++r) round_means.push_back(seconds[r] / relative[r]);
+    gbps = bytes * 1e-9 / (noise_rule::quantile(relative, 0.5) * noise_rule::quantile(round_means, 0.5));
+  }
+  if (gbps > max_plausible_gbps)
     return make_error(errc::device_fault,
-                      a.spec() + ": measure: triad at " + fixed(1.0 / s.median) +
+                      a.spec() + ": measure: triad at " + fixed(gbps) +
                           " GB/s is beyond any memory's bandwidth (the device ran nothing?)",
                       "check the backend's dispatch with roster-info bench, or set ROSTER_TUNING=read");
-  if (auto loaded = contention_problem(a, 1.0 / s.median); !loaded.empty())
+  if (auto loaded = contention_problem(a, gbps); !loaded.empty())
     return make_error(errc::unavailable, loaded, contention_fix);
   tuning_record r;
   r.backend = a.backend;
@@ -116,9 +237,76 @@ inline expected<tuning_record> measure_triad(const backend_registration& backend
   r.name = a.name;
   r.measured_at = utc_now_iso();
   r.elements = n;
-  r.reps = static_cast<std::uint32_t>(gbps.size());
-  r.figures.push_back({op::triad, t, 1.0 / s.median, s.spread});
+  r.reps = static_cast<std::uint32_t>(seconds.size());
+  r.interleaved = interleaved;
+  double bound = s.median > 0 ? (b.high - b.low) / 2.0 / s.median : 0.0;
+  if (interleaved) {
+    const auto place = noise_rule::median_confidence(relative);
+    bound = place.median > 0 ? (place.high - place.low) / 2.0 / place.median : 0.0;
+  }
+  bound = std::min(99.0, bound);
+  r.figures.push_back({op::triad, t, gbps, std::min(99.0, s.spread), bound});
   return r;
+}
+
+// Measures triad on the adapters of one circuit in one window, interleaved
+// (measure_elements_for the largest of them, on every one), and returns each
+// adapter's record or why it has none, in the order given.
+inline std::vector<expected<tuning_record>> measure_circuit(std::span<const adapter_info> adapters) {
+  std::size_t n = 0;
+  for (const auto& a : adapters) n = std::max(n, measure_elements_for(a));
+  std::vector<expected<tuning_record>> out;
+  std::vector<measure_subject> subjects;
+  std::vector<std::size_t> at;  // out's index of each subject
+  for (const auto& a : adapters) {
+    const backend_registration* b = find_backend(a.backend);
+    if (b == nullptr) {
+      out.emplace_back(make_error(errc::not_found, a.spec() + ": measure: no backend \"" + a.backend + "\"",
+                                  "set ROSTER_TUNING=read"));
+      continue;
+    }
+    auto s = prepare_measure(*b, a, n);
+    if (!s) {
+      out.emplace_back(std::move(s).error());
+      continue;
+    }
+    at.push_back(out.size());
+    out.emplace_back(make_error(errc::internal, a.spec() + ": measure: not run", "report this"));
+    subjects.push_back(std::move(*s));
+  }
+  std::vector<std::optional<error>> failed;
+  const auto seconds = interleaved_rounds(
+      subjects.size(), subjects.size() * std::chrono::nanoseconds(measure_budget), measure_min_rounds,
+      measure_max_rounds, failed, [&](std::size_t i) -> expected<double> {
+        auto ns = subjects[i].dev->timed_dispatch(subjects[i].triad);
+        if (!ns) return std::move(ns).error();
+        return static_cast<double>(ns->count()) * 1e-9;
+      });
+  // Each round's time over the round's geometric mean, over the rounds every
+  // adapter still measuring ran.
+  std::size_t rounds = std::numeric_limits<std::size_t>::max(), together = 0;
+  for (std::size_t i = 0; i < subjects.size(); ++i)
+    if (!failed[i]) {
+      rounds = std::min(rounds, seconds[i].size());
+      ++together;
+    }
+  std::vector<std::vector<double>> relative(subjects.size());
+  if (together > 1)
+    for (std::size_t r = 0; r < rounds; ++r) {
+      double logs = 0;
+      for (std::size_t i = 0; i < subjects.size(); ++i)
+        if (!failed[i]) logs += std::log(std::max(seconds[i][r], 1e-12));
+      const double mean = std::exp(logs / static_cast<double>(together));
+      for (std::size_t i = 0; i < subjects.size(); ++i)
+        if (!failed[i]) relative[i].push_back(std::max(seconds[i][r], 1e-12) / mean);
+    }
+  for (std::size_t i = 0; i < subjects.size(); ++i) {
+    auto& s = subjects[i];
+    for (const auto& b : s.arrays) (void)s.dev->release(b);
+    if (failed[i]) out[at[i]] = std::move(*failed[i]);
+    else out[at[i]] = record_of_rounds(s.adapter, s.type, s.elements, seconds[i], relative[i]);
+  }
+  return out;
 }
 
 // The adapters this process tried to measure (or waited for), by spec, device
@@ -233,6 +421,39 @@ inline bool measure_alone(const std::string& file, std::vector<adapter_info>& mi
   return !missing.empty();
 }
 
+// Measures `missing`, circuit by circuit (each circuit's in one window,
+// interleaved), printing each adapter's figure or why it has none: the
+// records into `made`, the lines into `done`.
+inline void measure_by_circuit(std::span<const circuit* const> circuits, const std::vector<adapter_info>& missing,
+                               std::vector<tuning_record>& made, std::string& done) {
+  for (const circuit* c : circuits) {
+    std::vector<adapter_info> group;
+    for (const auto& a : missing)
+      if (a == c->adapter || std::find(c->alternates.begin(), c->alternates.end(), a) != c->alternates.end())
+        group.push_back(a);
+    if (group.empty()) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto records = measure_circuit(group);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      const auto& a = group[i];
+      auto& r = records[i];
+      std::string line = "roster: ROSTER_TUNING=measure: " + a.spec() + " (" + a.name + "): ";
+      if (r) {
+        line += "triad " + fixed(r->figures.front().gbps) + " GB/s, " + std::to_string(r->reps) + " runs" +
+                (group.size() > 1 ? " interleaved with " + std::to_string(group.size() - 1) + " more" : std::string()) +
+                ", " + fixed(took, 2) + " s";
+        made.push_back(std::move(*r));
+        std::fprintf(stderr, "%s\n", line.c_str());
+      } else {
+        line += "not measured: " + std::string(r.error().what());
+        std::fprintf(stderr, "%s\nFix: %s\n", line.c_str(), std::string(r.error().fix()).c_str());
+      }
+      done += (done.empty() ? "" : "; ") + line.substr(8);
+    }
+  }
+}
+
 // Measures the adapters of `circuits` that no record covers and records them
 // (under a launcher, local rank 0 measures; the others wait for its records).
 // Returns what happened, for the decision's reasons.
@@ -291,24 +512,7 @@ inline std::string measure_missing(std::span<const circuit* const> circuits, boo
     return "ROSTER_TUNING=measure: another process recorded what no record covered";
   std::vector<tuning_record> made;
   std::string done;
-  for (const auto& a : missing) {
-    const backend_registration* b = find_backend(a.backend);
-    if (b == nullptr) continue;
-    const auto t0 = std::chrono::steady_clock::now();
-    auto r = measure_triad(*b, a);
-    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::string line = "roster: ROSTER_TUNING=measure: " + a.spec() + " (" + a.name + "): ";
-    if (r) {
-      line += "triad " + fixed(r->figures.front().gbps) + " GB/s, " + std::to_string(r->reps) + " runs in " +
-              fixed(took, 2) + " s";
-      made.push_back(std::move(*r));
-      std::fprintf(stderr, "%s\n", line.c_str());
-    } else {
-      line += "not measured: " + std::string(r.error().what());
-      std::fprintf(stderr, "%s\nFix: %s\n", line.c_str(), std::string(r.error().fix()).c_str());
-    }
-    done += (done.empty() ? "" : "; ") + line.substr(8);
-  }
+  measure_by_circuit(circuits, missing, made, done);
   if (!made.empty()) {
     // A measurement not kept is made again by every run: say so beside it.
     // This process still decides on it.

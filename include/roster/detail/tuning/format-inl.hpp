@@ -74,6 +74,8 @@ inline void figures_to_json(std::string& out, const tuning_record& r) {
   // The reps' spreads, when measured: the decision rule's noise (roster/noise_rule.hpp).
   if (std::any_of(r.figures.begin(), r.figures.end(), [](const tuning_figure& f) { return f.spread > 0; }))
     figures_object(out, "spread", r, [](const tuning_figure& f) { return f.spread; });
+  if (std::any_of(r.figures.begin(), r.figures.end(), [](const tuning_figure& f) { return f.bound > 0; }))
+    figures_object(out, "bound", r, [](const tuning_figure& f) { return f.bound; });
 }
 
 inline void shapes_to_json(std::string& out, const tuning_record& r) {
@@ -179,17 +181,24 @@ inline expected<void> parse_figures(const json_value& r, const std::string& wher
     }
   }
   drop_implausible_figures(rec, where, warnings);
-  // Optional: each figure's spread, under the same type and op.
-  if (const json_value* spread = r.get("spread")) {
-    if (spread->k != kind::object) return corrupt_tuning(where + ": \"spread\" is not an object");
+  // Optional: each figure's spread and confidence bound, under the same type and op.
+  for (const char* key : {"spread", "bound"}) {
+    const json_value* field = r.get(key);
+    if (field == nullptr) continue;
+    if (field->k != kind::object) return corrupt_tuning(where + ": \"" + key + "\" is not an object");
     for (auto& f : rec.figures) {
-      const json_value* ops = spread->get(to_string(f.type));
+      const json_value* ops = field->get(to_string(f.type));
       const json_value* v = ops != nullptr && ops->k == kind::object ? ops->get(to_string(f.op)) : nullptr;
       if (v == nullptr) continue;
       if (v->k != kind::number)
-        return corrupt_tuning(where + ": the spread of " + std::string(to_string(f.op)) + " is not a number from 0 to 100");
-      f.spread = v->n;  // its range is record_fault's
+        return corrupt_tuning(where + ": the " + key + " of " + std::string(to_string(f.op)) +
+                              " is not a number from 0 to 100");
+      (key[0] == 's' ? f.spread : f.bound) = v->n;  // its range is record_fault's
     }
+  }
+  if (const json_value* how = r.get("interleaved")) {
+    if (how->k != kind::boolean) return corrupt_tuning(where + ": \"interleaved\" is not true or false");
+    rec.interleaved = how->b;
   }
   return {};
 }
@@ -300,7 +309,7 @@ struct tuning_reading {
 
 inline bool record_key(std::string_view key) noexcept {
   for (std::string_view k : {"backend", "device", "driver", "spec", "name", "measured_at", "elements", "reps", "gbps",
-                             "spread", "grid_sync_shapes", "grid_sync", "kernels"})
+                             "spread", "bound", "interleaved", "grid_sync_shapes", "grid_sync", "kernels"})
     if (key == k) return true;
   return false;
 }
@@ -403,6 +412,7 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
       quote(out, *value);
     }
     out += ", \"elements\": " + std::to_string(r.elements) + ", \"reps\": " + std::to_string(r.reps);
+    if (r.interleaved) out += ", \"interleaved\": true";
     detail::figures_to_json(out, r);
     detail::shapes_to_json(out, r);
     detail::kernels_to_json(out, r);
@@ -445,6 +455,7 @@ ROSTER_INLINE std::string detail::record_fault(const tuning_record& r) {
       if (r.figures[j].op == f.op && r.figures[j].type == f.type)
         return "the " + name + " " + std::string(to_string(f.type)) + " figure appears twice";
     if (!(f.spread >= 0) || !(f.spread < 100)) return "the spread of " + name + " is not a number from 0 to 100";
+    if (!(f.bound >= 0) || !(f.bound < 100)) return "the bound of " + name + " is not a number from 0 to 100";
   }
   for (const auto& g : r.sync_shapes)
     if (g.shape.empty() || !(g.native_ns > 0) || !(g.split_ns > 0) || !std::isfinite(g.native_ns) ||

@@ -47,7 +47,7 @@ ROSTER_INLINE int compare_records(const tuning_record& current, const tuning_rec
                                   element_type type) noexcept {
   // Time per byte of each measured op, summed: lower is faster.
   static constexpr op measured[] = {op::copy, op::mul, op::add, op::triad, op::dot};
-  double cur = 0, cand = 0, spread = 0;
+  double cur = 0, cand = 0, spread = 0, bound_cur = 0, bound_cand = 0;
   int used = 0;
   auto add = [&](op o) {
     const tuning_figure* x = current.figure(o, type);
@@ -56,14 +56,29 @@ ROSTER_INLINE int compare_records(const tuning_record& current, const tuning_rec
     cur += 1.0 / x->gbps;
     cand += 1.0 / y->gbps;
     spread = std::max({spread, x->spread, y->spread});
+    bound_cur = std::max(bound_cur, x->bound);
+    bound_cand = std::max(bound_cand, y->bound);
     ++used;
     return true;
   };
   for (op o : measured)
     if (ops.contains(o) && !add(o)) return 0;  // a figure missing: nothing to compare on
   if (used == 0 && !add(op::triad)) return 0;
-  if (noise_rule::judge({cur, spread}, {cand, spread}).change) return 1;
-  if (noise_rule::judge({cand, spread}, {cur, spread}).change) return -1;
+  const auto e1 = static_cast<double>(current.elements), e2 = static_cast<double>(candidate.elements);
+  const bool sizes_alike = e1 == 0 || e2 == 0 || std::max(e1, e2) <= 2 * std::min(e1, e2);  // 0: not said
+  if (current.interleaved && candidate.interleaved && sizes_alike) {
+    // Measured alike, in one window: the gain must clear the minimum by both
+    // medians' confidence bounds.
+    const double need = noise_rule::min_gain + bound_cur + bound_cand;
+    if ((cur - cand) / cur > need) return 1;
+    if ((cand - cur) / cand > need) return -1;
+    return 0;
+  }
+  // Measured differently: with care, twice the minimum.
+  const double minimum = current.interleaved == candidate.interleaved && sizes_alike ? noise_rule::min_gain
+                                                                                     : 2 * noise_rule::min_gain;
+  if (noise_rule::judge({cur, spread}, {cand, spread}, minimum).change) return 1;
+  if (noise_rule::judge({cand, spread}, {cur, spread}, minimum).change) return -1;
   return 0;
 }
 
