@@ -758,6 +758,75 @@ TEST_F(decide, measure_mode_gives_one_answer_when_the_adapters_differ_by_less_th
   roster::reload_tuning();
 }
 
+// Records of both noisy adapters under another driver (stale, so measure
+// mode measures both again), b 10% faster and leading.
+void stale_records_led_by_b(const std::string& file) {
+  std::vector<roster::tuning_record> rs;
+  for (bool b : {false, true}) {
+    const auto a = noisy_adapter(b);
+    roster::tuning_record r;
+    r.backend = a.backend;
+    r.device = roster::tuning_device_key(a);
+    r.driver_version = "an older driver";
+    r.spec = a.spec();
+    r.name = a.name;
+    r.elements = roster::detail::measure_elements;
+    r.reps = 60;
+    r.interleaved = true;
+    r.leads = b;
+    r.figures.push_back({roster::op::triad, roster::element_type::f64, b ? 550.0 : 500.0, 0.01, 0.002});
+    rs.push_back(r);
+  }
+  std::filesystem::remove(file);
+  ASSERT_TRUE(roster::save_tuning(file, rs));
+}
+
+TEST_F(decide, measure_mode_keeps_a_standing_preference_through_a_re_measure_inside_the_noise) {
+  register_noisy();
+  noisy_listed = true;
+  struct unlist {
+    ~unlist() {
+      noisy_listed = false;
+      refresh();
+    }
+  } on_exit;
+  ::setenv("ROSTER_TUNING", "measure", 1);
+  ::setenv("ROSTER_DEVICE_SELECTOR", "*:gpu", 1);
+  const auto measure_again = [&](double a_ns, double b_ns) {
+    stale_records_led_by_b(tuning_file());
+    roster::detail::measure_attempted().clear();
+    noisy = noisy_script{};
+    noisy.a_ns = a_ns;
+    noisy.b_ns = b_ns;
+    refresh();
+    testing::internal::CaptureStderr();
+    auto d = roster::decide();
+    (void)testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(d) << d.error().message();
+    return d ? d->spec.backend + " | " + (d->reasons.empty() ? "" : d->reasons.back()) : std::string();
+  };
+  // b led; now it is 1% faster: inside the noise, b stays (without the
+  // standing preference the backend rank's a would lead).
+  for (int i = 0; i < 5; ++i) {
+    const auto got = measure_again(1'000'000, 990'000);
+    EXPECT_TRUE(got.starts_with("test_registry_backend_noisy_b |")) << got;
+    EXPECT_NE(got.find("by standing record"), std::string::npos) << got;
+  }
+  // Even 1% slower, b stays: a must beat it beyond the noise.
+  EXPECT_TRUE(measure_again(990'000, 1'000'000).starts_with("test_registry_backend_noisy_b |"));
+  auto file = roster::load_tuning(tuning_file());
+  ASSERT_TRUE(file) << file.error().message();
+  for (const auto& r : file->records)
+    if (r.driver_version.empty()) EXPECT_EQ(r.leads, r.backend == "test_registry_backend_noisy_b") << r.spec;
+  // a 10% faster beats it: a leads, and its new record says so.
+  EXPECT_TRUE(measure_again(900'000, 1'000'000).starts_with("test_registry_backend_noisy_a |"));
+  file = roster::load_tuning(tuning_file());
+  ASSERT_TRUE(file) << file.error().message();
+  for (const auto& r : file->records)
+    if (r.driver_version.empty()) EXPECT_EQ(r.leads, r.backend == "test_registry_backend_noisy_a") << r.spec;
+  roster::reload_tuning();
+}
+
 TEST(measure_rounds, interleave_turns_the_first_and_drops_a_failing_adapter) {
   std::vector<std::size_t> order;
   std::vector<std::optional<roster::error>> failed;

@@ -63,6 +63,11 @@ struct tuning_record {
   /// Measured in one window with the other adapters of its circuit, round by
   /// round (A B A B ...), so drift touches them alike; false: in a window of its own.
   bool interleaved = false;
+  /// The standing preference of its circuit: when measured, this adapter came
+  /// first by record, and the decision keeps it first inside its selector
+  /// term until another's record beats it beyond the margin (hysteresis: a
+  /// re-measure inside the noise changes nothing).
+  bool leads = false;
   std::vector<tuning_figure> figures;
   std::vector<kernel_choice> kernels;    ///< measured variant choices (roster::tune_kernel)
   std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape

@@ -114,8 +114,14 @@ ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span
     for (std::size_t i = 0; i < adapters.size(); ++i) term[i] = sel->judge(adapters[i]).order;
   std::vector<std::size_t> at(adapters.size());
   for (std::size_t i = 0; i < at.size(); ++i) at[i] = i;
+  // The standing preference (a record that leads its circuit) first in its
+  // term: the others must beat it beyond the noise to pass it.
+  std::vector<bool> leads(adapters.size(), false);
+  for (std::size_t i = 0; i < adapters.size(); ++i)
+    if (const tuning_record* r = record_of(records, adapters[i])) leads[i] = r->leads;
   std::stable_sort(at.begin(), at.end(), [&](std::size_t x, std::size_t y) {
     if (term[x] != term[y]) return term[x] < term[y];
+    if (leads[x] != leads[y]) return bool(leads[x]);
     return !adapters[x].software && adapters[y].software;
   });
   std::vector<adapter_info> out;
@@ -136,6 +142,9 @@ ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span
       else if (best != 0 || measured(b, a, ops, type) > 0)
         why = lead.spec() + " by record: " + triad_text(a) + " against " + next.spec() + "'s " + triad_text(b) +
               ", beyond the noise";
+      else if (a != nullptr && a->leads && b != nullptr)
+        why = lead.spec() + " by standing record: it led when measured, and " + next.spec() + "'s " +
+              triad_text(b) + " does not beat its " + triad_text(a) + " beyond the noise";
       else if (a != nullptr && b != nullptr)
         why = lead.spec() + " by backend rank: the records of " + lead.spec() + " and " + next.spec() +
               " differ by no more than the noise (" + triad_text(a) + ", " + triad_text(b) + ")";

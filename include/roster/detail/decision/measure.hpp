@@ -421,6 +421,53 @@ inline bool measure_alone(const std::string& file, std::vector<adapter_info>& mi
   return !missing.empty();
 }
 
+// Whether `leader`'s record beats `other`'s beyond the noise (triad, double
+// first).
+inline bool beats(const tuning_record& leader, const tuning_record& other) {
+  const int d = compare_records(other, leader, {}, element_type::f64);
+  return (d != 0 ? d : compare_records(other, leader, {}, element_type::f32)) > 0;
+}
+
+// Marks the new record of the adapter that leads circuit `c` (tuning_record::leads):
+// the standing preference (the adapter whose record, current or stale, led
+// when it was measured) unless another's new record beats it beyond the
+// noise; else the adapter that beats every other beyond the noise; else none.
+// So a re-measure inside the noise leaves the preference where it stood.
+inline void mark_leader(const circuit& c, std::span<const adapter_info> group,
+                        std::vector<expected<tuning_record>>& records) {
+  std::vector<adapter_info> members{c.adapter};
+  members.insert(members.end(), c.alternates.begin(), c.alternates.end());
+  std::vector<tuning_record> now;  // each member's record after this measurement
+  std::optional<std::string> standing;
+  for (const auto& a : members) {
+    const auto m = find_tuning(current_tuning(), a);
+    const tuning_record* before = m.record != nullptr ? m.record : m.stale;
+    if (before != nullptr && before->leads) standing = a.spec();
+    const auto at = std::find(group.begin(), group.end(), a);
+    if (at != group.end()) {
+      auto& fresh = records[static_cast<std::size_t>(at - group.begin())];
+      if (fresh) now.push_back(*fresh);
+    } else if (m.record != nullptr) {
+      now.push_back(*m.record);
+    }
+  }
+  for (auto& r : now) r.leads = standing && r.spec == *standing;
+  for (auto& r : records)
+    if (r) r->leads = false;
+  order_adapters(members, now, {}, std::nullopt, nullptr);
+  const auto lead = std::find_if(now.begin(), now.end(), [&](const tuning_record& r) { return r.spec == members.front().spec(); });
+  if (lead == now.end()) return;
+  bool leads = standing && *standing == lead->spec;
+  if (!leads) {
+    leads = now.size() > 1;
+    for (const auto& r : now)
+      if (&r != &*lead && !beats(*lead, r)) leads = false;
+  }
+  if (!leads) return;
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (records[i] && group[i].spec() == lead->spec) records[i]->leads = true;
+}
+
 // Measures `missing`, circuit by circuit (each circuit's in one window,
 // interleaved), printing each adapter's figure or why it has none: the
 // records into `made`, the lines into `done`.
@@ -435,6 +482,7 @@ inline void measure_by_circuit(std::span<const circuit* const> circuits, const s
     const auto t0 = std::chrono::steady_clock::now();
     auto records = measure_circuit(group);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    mark_leader(*c, group, records);
     for (std::size_t i = 0; i < group.size(); ++i) {
       const auto& a = group[i];
       auto& r = records[i];

@@ -196,9 +196,11 @@ inline expected<void> parse_figures(const json_value& r, const std::string& wher
       (key[0] == 's' ? f.spread : f.bound) = v->n;  // its range is record_fault's
     }
   }
-  if (const json_value* how = r.get("interleaved")) {
-    if (how->k != kind::boolean) return corrupt_tuning(where + ": \"interleaved\" is not true or false");
-    rec.interleaved = how->b;
+  for (auto [key, to] : {std::pair{"interleaved", &rec.interleaved}, {"leads", &rec.leads}}) {
+    const json_value* flag = r.get(key);
+    if (flag == nullptr) continue;
+    if (flag->k != kind::boolean) return corrupt_tuning(where + ": \"" + key + "\" is not true or false");
+    *to = flag->b;
   }
   return {};
 }
@@ -309,7 +311,7 @@ struct tuning_reading {
 
 inline bool record_key(std::string_view key) noexcept {
   for (std::string_view k : {"backend", "device", "driver", "spec", "name", "measured_at", "elements", "reps", "gbps",
-                             "spread", "bound", "interleaved", "grid_sync_shapes", "grid_sync", "kernels"})
+                             "spread", "bound", "interleaved", "leads", "grid_sync_shapes", "grid_sync", "kernels"})
     if (key == k) return true;
   return false;
 }
@@ -413,6 +415,7 @@ ROSTER_INLINE std::string to_json(const tuning_file& file) {
     }
     out += ", \"elements\": " + std::to_string(r.elements) + ", \"reps\": " + std::to_string(r.reps);
     if (r.interleaved) out += ", \"interleaved\": true";
+    if (r.leads) out += ", \"leads\": true";
     detail::figures_to_json(out, r);
     detail::shapes_to_json(out, r);
     detail::kernels_to_json(out, r);
