@@ -421,17 +421,11 @@ inline bool measure_alone(const std::string& file, std::vector<adapter_info>& mi
   return !missing.empty();
 }
 
-// Whether `leader`'s record beats `other`'s beyond the noise (triad, double
-// first).
-inline bool beats(const tuning_record& leader, const tuning_record& other) {
-  const int d = compare_records(other, leader, {}, element_type::f64);
-  return (d != 0 ? d : compare_records(other, leader, {}, element_type::f32)) > 0;
-}
-
 // Marks the new record of the adapter that leads circuit `c` (tuning_record::leads):
 // the standing preference (the adapter whose record, current or stale, led
 // when it was measured) unless another's new record beats it beyond the
-// noise; else the adapter that beats every other beyond the noise; else none.
+// noise; else the adapter the records put ahead of the one the backend rank
+// puts first; else none.
 // So a re-measure inside the noise leaves the preference where it stood.
 inline void mark_leader(const circuit& c, std::span<const adapter_info> group,
                         std::vector<expected<tuning_record>>& records) {
@@ -457,13 +451,11 @@ inline void mark_leader(const circuit& c, std::span<const adapter_info> group,
   order_adapters(members, now, {}, std::nullopt, nullptr);
   const auto lead = std::find_if(now.begin(), now.end(), [&](const tuning_record& r) { return r.spec == members.front().spec(); });
   if (lead == now.end()) return;
-  bool leads = standing && *standing == lead->spec;
-  if (!leads) {
-    leads = now.size() > 1;
-    for (const auto& r : now)
-      if (&r != &*lead && !beats(*lead, r)) leads = false;
-  }
-  if (!leads) return;
+  // The order without records: the lead a record did not put there needs no mark.
+  std::vector<adapter_info> unmeasured{c.adapter};
+  unmeasured.insert(unmeasured.end(), c.alternates.begin(), c.alternates.end());
+  order_adapters(unmeasured, {}, {}, std::nullopt, nullptr);
+  if (!(standing && *standing == lead->spec) && unmeasured.front().spec() == lead->spec) return;
   for (std::size_t i = 0; i < group.size(); ++i)
     if (records[i] && group[i].spec() == lead->spec) records[i]->leads = true;
 }
