@@ -1,17 +1,18 @@
 // The Vulkan device's compute pipelines: the descriptor and pipeline
 // layouts, and one pipeline per op, element type and width, built from the
-// SPIR-V the build embeds (shaders/*.comp; the op is a specialization constant).
+// committed SPIR-V headers (include/roster/backends/vulkan/detail/spirv/, made
+// from shaders/*.comp by scripts/regen-spirv; the op is a specialization constant).
 
 #include "device.hpp"
 
-#include "dot_f32.spv.h"
-#include "dot_f32x4.spv.h"
-#include "dot_f64.spv.h"
-#include "dot_f64x2.spv.h"
-#include "stream_f32.spv.h"
-#include "stream_f32x4.spv.h"
-#include "stream_f64.spv.h"
-#include "stream_f64x2.spv.h"
+#include <roster/backends/vulkan/detail/spirv/dot_f32.spv.h>
+#include <roster/backends/vulkan/detail/spirv/dot_f32x4.spv.h>
+#include <roster/backends/vulkan/detail/spirv/dot_f64.spv.h>
+#include <roster/backends/vulkan/detail/spirv/dot_f64x2.spv.h>
+#include <roster/backends/vulkan/detail/spirv/stream_f32.spv.h>
+#include <roster/backends/vulkan/detail/spirv/stream_f32x4.spv.h>
+#include <roster/backends/vulkan/detail/spirv/stream_f64.spv.h>
+#include <roster/backends/vulkan/detail/spirv/stream_f64x2.spv.h>
 
 namespace roster::vulkan {
 
