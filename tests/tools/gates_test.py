@@ -402,6 +402,45 @@ class GpuCheckPlacement(unittest.TestCase):
         self.assertRegex(line(out, "placement CUDA_VISIBLE_DEVICES=-1|"), r"\|PASS\|no adapter or circuit")
 
 
+class GpuCheckMeasure(unittest.TestCase):
+    """scripts/gpu-check-measure: six fresh measure-mode decisions must choose
+    one adapter (and read mode on the last records the same); one that flips
+    fails the row. The fake examples/devices answers from a script of choices."""
+
+    def run_measure(self, answers):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        build = os.path.join(tmp, "build")
+        os.makedirs(os.path.join(build, "examples"))
+        write(os.path.join(tmp, "answers"), "\n".join(answers) + "\n")
+        devices = os.path.join(build, "examples", "devices")
+        # Each call takes the next answer; measure mode also writes a tuning file.
+        write(devices, "#!/bin/sh\n"
+              "n=$(cat '%s/count' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '%s/count'\n"
+              "a=$(sed -n ${n}p '%s/answers')\n"
+              "if [ \"$ROSTER_TUNING\" = measure ]; then mkdir -p \"$XDG_CACHE_HOME/roster\"; "
+              "echo '{}' > \"$XDG_CACHE_HOME/roster/tuning.json\"; fi\n"
+              "echo \"decision (primary): $a\"\n" % (tmp, tmp, tmp))
+        os.chmod(devices, 0o755)
+        env = dict(os.environ, OUT=os.path.join(tmp, "out"))
+        r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu-check-measure"), build],
+                           capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_six_of_six_and_read_mode_pass(self):
+        out = self.run_measure(["cuda:0"] * 7)
+        self.assertRegex(line(out, "measure fresh decisions|"), r"\|PASS\|cuda:0 in 6 of 6")
+
+    def test_one_flip_fails(self):
+        out = self.run_measure(["cuda:0", "cuda:0", "vulkan:0", "cuda:0", "cuda:0", "cuda:0", "cuda:0"])
+        self.assertRegex(line(out, "measure fresh decisions|"), r"\|FAIL\|cuda:0 in 5 of 6")
+
+    def test_read_mode_that_differs_fails(self):
+        out = self.run_measure(["cuda:0"] * 6 + ["vulkan:0"])
+        self.assertRegex(line(out, "measure fresh decisions|"), r"\|FAIL\|.*read mode: vulkan:0")
+
+
 class GpuCheckSanitizer(unittest.TestCase):
     """compute-sanitizer's verdicts: a program that makes no CUDA call is a SKIP
     (whatever the exit status: newer releases exit 255 for it), errors FAIL."""
