@@ -820,15 +820,21 @@ TEST_F(decide, measure_mode_keeps_a_standing_preference_through_a_re_measure_ins
   EXPECT_TRUE(measure_again(990'000, 1'000'000).starts_with("test_registry_backend_noisy_b |"));
   auto file = roster::load_tuning(tuning_file());
   ASSERT_TRUE(file) << file.error().message();
-  for (const auto& r : file->records)
-    if (r.driver_version.empty()) EXPECT_EQ(r.leads, r.backend == "test_registry_backend_noisy_b") << r.spec;
+  for (const auto& r : file->records) {
+    if (r.driver_version.empty()) {
+      EXPECT_EQ(r.leads, r.backend == "test_registry_backend_noisy_b") << r.spec;
+    }
+  }
   // a 10% faster beats it: a leads, by the backend rank's order and its
   // record, so neither new record carries the mark (b's is gone).
   EXPECT_TRUE(measure_again(900'000, 1'000'000).starts_with("test_registry_backend_noisy_a |"));
   file = roster::load_tuning(tuning_file());
   ASSERT_TRUE(file) << file.error().message();
-  for (const auto& r : file->records)
-    if (r.driver_version.empty()) EXPECT_FALSE(r.leads) << r.spec;
+  for (const auto& r : file->records) {
+    if (r.driver_version.empty()) {
+      EXPECT_FALSE(r.leads) << r.spec;
+    }
+  }
   roster::reload_tuning();
 }
 
