@@ -700,6 +700,24 @@ void register_noisy() {
   (void)registered;
 }
 
+// The noisy backends listed, measure mode on, and one selector term (so the
+// records order the circuit's adapters) while it lives.
+struct noisy_listing {
+  noisy_listing() {
+    register_noisy();
+    noisy_listed = true;
+    ::setenv("ROSTER_TUNING", "measure", 1);
+    ::setenv("ROSTER_DEVICE_SELECTOR", "*:gpu", 1);
+  }
+  ~noisy_listing() {
+    noisy_listed = false;
+    roster::reload_tuning();
+    roster::rescan();
+  }
+  noisy_listing(const noisy_listing&) = delete;
+  noisy_listing& operator=(const noisy_listing&) = delete;
+};
+
 // Fresh measure-mode decisions over the noisy circuit, each with its own
 // seed and an empty tuning file; returns the chosen backend of each.
 std::vector<std::string> fresh_measured_decisions(const std::string& file, int count, double a_ns, double b_ns) {
@@ -722,16 +740,7 @@ std::vector<std::string> fresh_measured_decisions(const std::string& file, int c
 }
 
 TEST_F(decide, measure_mode_gives_one_answer_when_the_adapters_differ_by_less_than_the_noise) {
-  register_noisy();
-  noisy_listed = true;
-  struct unlist {
-    ~unlist() {
-      noisy_listed = false;
-      refresh();
-    }
-  } on_exit;
-  ::setenv("ROSTER_TUNING", "measure", 1);
-  ::setenv("ROSTER_DEVICE_SELECTOR", "*:gpu", 1);  // one term: the records order its adapters
+  const noisy_listing on;
   // b is 2% faster, under 3% noise and a drift of 0.2% a run: 50 fresh
   // decisions, one answer (a, the backend rank's, since 2% is not beyond the minimum).
   const auto close = fresh_measured_decisions(tuning_file(), 50, 1'000'000, 980'000);
@@ -786,16 +795,7 @@ void stale_records_led_by_b(const std::string& file) {
 }
 
 TEST_F(decide, measure_mode_keeps_a_standing_preference_through_a_re_measure_inside_the_noise) {
-  register_noisy();
-  noisy_listed = true;
-  struct unlist {
-    ~unlist() {
-      noisy_listed = false;
-      refresh();
-    }
-  } on_exit;
-  ::setenv("ROSTER_TUNING", "measure", 1);
-  ::setenv("ROSTER_DEVICE_SELECTOR", "*:gpu", 1);
+  const noisy_listing on;
   const auto measure_again = [&](double a_ns, double b_ns) {
     stale_records_led_by_b(tuning_file());
     roster::detail::measure_attempted().clear();

@@ -448,12 +448,11 @@ inline void mark_leader(const circuit& c, std::span<const adapter_info> group,
   for (auto& r : now) r.leads = standing && r.spec == *standing;
   for (auto& r : records)
     if (r) r->leads = false;
+  std::vector<adapter_info> unmeasured = members;  // the order without records
   order_adapters(members, now, {}, std::nullopt, nullptr);
   const auto lead = std::find_if(now.begin(), now.end(), [&](const tuning_record& r) { return r.spec == members.front().spec(); });
   if (lead == now.end()) return;
-  // The order without records: the lead a record did not put there needs no mark.
-  std::vector<adapter_info> unmeasured{c.adapter};
-  unmeasured.insert(unmeasured.end(), c.alternates.begin(), c.alternates.end());
+  // The lead a record did not put there needs no mark.
   order_adapters(unmeasured, {}, {}, std::nullopt, nullptr);
   if (!(standing && *standing == lead->spec) && unmeasured.front().spec() == lead->spec) return;
   for (std::size_t i = 0; i < group.size(); ++i)
