@@ -322,6 +322,18 @@ class BenchCheckCiRows(unittest.TestCase):
         self.assertEqual(doc["commit"], head)
         self.assertTrue(doc["roster_tree"] == "clean" or len(doc["roster_diff_sha256"]) == 64, doc["roster_tree"])
         self.assertEqual([r["verdict"] for r in doc["rows"]], ["pass", "not run"])
+        # Its table shows the commit's first 7 digits (and the diff hash's start on a dirty tree),
+        # and, naming its tree, never calls itself not re-derivable.
+        rc, md = run(sys.executable, BENCH_CHECK, "--markdown", self.out)
+        self.assertEqual(rc, 0, md)
+        self.assertIn(f"commit {head[:7]}" + (" plus changes (diff sha256 " if doc["roster_tree"] != "clean" else ","), md)
+        self.assertNotIn("not re-derivable", md)
+        doc["commit"] = head[:7]  # as bench-check wrote it before it named the tree
+        doc.pop("roster_tree")
+        doc.pop("roster_diff_sha256", None)
+        write(self.out, json.dumps(doc))
+        rc, md = run(sys.executable, BENCH_CHECK, "--markdown", self.out)
+        self.assertIn("so it is not re-derivable in full", md)
 
     def test_a_row_neither_run_nor_left_fails(self):
         rc, out = self.check("run quick-row\n")
