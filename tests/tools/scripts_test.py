@@ -376,6 +376,19 @@ class BenchCheckAllTheEvidence(unittest.TestCase):
             self.assertEqual(rc, want_rc, out)
             self.assertIn(want, out)
 
+    def test_ci_rows_name_every_row_and_run_no_gpu_row(self):
+        # bench/ci-rows.txt (CI's bench_check_ci) runs or leaves every row of
+        # bench/targets.json by name, and runs none that needs a GPU.
+        bench_check = load_bench_check(self.script)
+        targets = json.load(open(os.path.join(ROOT, "bench", "targets.json")))
+        chosen, left, unnamed = bench_check.split_ci_rows(bench_check.expand(targets),
+                                                          os.path.join(ROOT, "bench", "ci-rows.txt"))
+        self.assertEqual(unnamed, [])
+        self.assertTrue(chosen)
+        for f in chosen:
+            self.assertIsNone(targets["programs"][f["program"]].get("needs"), f["id"])
+        self.assertEqual(len(chosen) + len(left), len(bench_check.expand(targets)))
+
     def test_a_busy_machine_sets_no_target(self):
         # A results file measured with the load over twice the CPUs is passed
         # over: the target is judged on the quiet run, not the busy one.
