@@ -8,6 +8,8 @@ that docs/consuming.md quotes, in a fresh temporary folder.
   consumers.py wrap SRC                     wrap/build.sh, the shipped roster.wrap pointed at a clone of SRC
   consumers.py header-only SRC              header_only/build.sh
   consumers.py source-once SRC              source_once/build.sh: ROSTER_SOURCE in one file
+  consumers.py one-file SRC                 one_file/build.sh: every backend from one ROSTER_SOURCE
+                                            file, g++ and clang++, no GPU tool on the PATH
   consumers.py pkg-config SRC MESON BUILD PREFIX LIBDIR [BACKEND]   installed/build.sh
   consumers.py cmake SRC MESON BUILD PREFIX LIBDIR [BACKEND]        installed/cmake.sh
 
@@ -118,6 +120,120 @@ def source_twice(src, tmp):
     print('ok: two ROSTER_SOURCE files fail to link with: ' + said[0])
 
 
+# The line the one-file program prints for each backend (a regular
+# expression): each must be registered, and list or say what it lists. A
+# backend whose one-file route lands adds its line here.
+ONE_FILE_LISTING = {
+    'cpu': r'cpu: cpu:0 ',
+    'vulkan': r'vulkan: vulkan:0 ',
+    'opencl': r'opencl: opencl:0 ',
+}
+# Tools the one-file route must not need: off the PATH while it builds.
+ONE_FILE_NOT_NEEDED = ('glslangValidator', 'nvcc')
+
+
+def one_file(src, tmp):
+    """one_file/build.sh with a PATH that holds the shell, the compilers and
+    binutils alone; checks each program's backend list and its STREAM runs."""
+    bin_dir = os.path.join(tmp, 'bin')
+    os.mkdir(bin_dir)
+    for tool in ('sh', 'g++', 'clang++', 'as', 'ld', 'ld.bfd', 'ld.gold', 'ld.lld'):
+        found = shutil.which(tool)
+        if found:
+            os.symlink(found, os.path.join(bin_dir, tool))
+    for tool in ('g++', 'clang++'):
+        if not shutil.which(tool):
+            fail('one-file: %s is not on the PATH; the one-file route is checked with g++ and clang++' % tool)
+    for tool in ONE_FILE_NOT_NEEDED:
+        if shutil.which(tool, path=bin_dir):
+            fail('one-file: %s is still on the PATH the build runs with' % tool)
+    env = dict(os.environ, ROSTER=src, PATH=bin_dir)
+    print('$ sh -ex build.sh   (in %s, PATH=%s: no %s)' % (tmp, bin_dir, ', '.join(ONE_FILE_NOT_NEEDED)), flush=True)
+    result = subprocess.run(['sh', '-ex', 'build.sh'], cwd=tmp, env=env, capture_output=True, text=True,
+                            errors='replace')
+    print(result.stdout + result.stderr, flush=True)
+    if result.returncode != 0:
+        fail('one_file/build.sh exited with %d' % result.returncode)
+    # build.sh runs the gcc program, then the clang one: each prints the list.
+    for backend, pattern in ONE_FILE_LISTING.items():
+        lines = [line for line in result.stdout.splitlines() if line.startswith(backend + ': ')]
+        if len(lines) != 2 or not all(re.match(pattern, line) for line in lines):
+            fail('one-file: the %s backend\'s line is not "%s" in both programs: %s' % (backend, pattern, lines))
+    for spec in ('cpu:0', 'vulkan:0', 'opencl:0'):
+        runs = [line for line in result.stdout.splitlines() if line.startswith(spec + ' (')]
+        if len(runs) != 2 or not all(line.endswith(', ok') for line in runs):
+            fail('one-file: STREAM with a checked dot on %s did not pass in both programs: %s' % (spec, runs))
+    print('ok: the one-file program lists ' + ', '.join(ONE_FILE_LISTING) + ' and runs STREAM on each, '
+          'built by g++ and clang++')
+    readme_first_program(src, tmp, bin_dir)
+    for header, hidden, package in (('vulkan', 'vulkan', 'libvulkan-dev'), ('opencl', 'CL', 'opencl-c-headers')):
+        missing_vendor_header(src, tmp, header, hidden, package)
+
+
+def readme_first_program(src, tmp, bin_dir):
+    """README's first program built with no roster library: its roster.cpp and
+    its commands, quoted byte for byte there, run from a copy of the tree's
+    layout with the same PATH (no glslangValidator, no nvcc)."""
+    with open(os.path.join(src, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    for name in ('roster.cpp', 'readme.sh'):
+        path = 'tests/consumers/one_file/' + name
+        with open(os.path.join(src, path), encoding='utf-8') as f:
+            want = f.read()
+        if '<!-- file: %s -->\n```%s\n%s```\n' % (path, 'cpp' if name.endswith('.cpp') else 'sh', want) not in readme:
+            fail('README.md does not quote %s byte for byte after <!-- file: %s -->' % (path, path))
+    tree = os.path.join(tmp, 'readme')
+    os.mkdir(tree)
+    for name in ('include', 'backends', 'examples'):
+        os.symlink(os.path.join(src, name), os.path.join(tree, name))
+    copy_snippets('one_file', ['roster.cpp', 'readme.sh'], tree)
+    run(['sh', '-ex', 'readme.sh'], cwd=tree, env=dict(os.environ, PATH=bin_dir))
+    print('ok: README\'s first program builds with no roster library and runs on vulkan:0 and opencl:0')
+
+
+def missing_vendor_header(src, tmp, backend, hidden, package):
+    """A ROSTER_SOURCE file that includes a GPU backend's header where its
+    vendor headers are missing stops with one error line that names the
+    package, and a library-mode file compiles there. The compiler's own search list, with /usr/include replaced by a
+    copy that lacks include/<hidden>/, stands for a host without them."""
+    probe = subprocess.run(['g++', '-std=c++20', '-xc++', '-E', '-v', '-'], input='', capture_output=True, text=True)
+    lines = probe.stderr.splitlines()
+    try:
+        dirs = [d.strip() for d in lines[lines.index('#include <...> search starts here:') + 1:lines.index('End of search list.')]]
+    except ValueError:
+        fail('one-file: g++ -v did not print its include search list')
+    overlay = os.path.join(tmp, 'no-' + hidden)
+    os.mkdir(overlay)
+    for entry in os.listdir('/usr/include'):
+        if entry != hidden:
+            os.symlink(os.path.join('/usr/include', entry), os.path.join(overlay, entry))
+    search = []
+    for d in dirs:
+        search += ['-isystem', overlay if os.path.realpath(d) == '/usr/include' else d]
+    with open(os.path.join(tmp, backend + '_missing.cpp'), 'w', encoding='utf-8') as f:
+        f.write('#define ROSTER_SOURCE\n#include <roster/backends/%s.hpp>\n' % backend)
+    cmd = (['g++', '-std=c++20', '-fsyntax-only', '-nostdinc'] + search +
+           ['-I' + os.path.join(src, 'include'), '-I' + os.path.join(src, 'backends', backend, 'include'),
+            backend + '_missing.cpp'])
+    said = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    errors = [line for line in said.stderr.splitlines() if re.search(r'(^|: )(fatal )?error:', line)]
+    if said.returncode == 0 or len(errors) != 1 or 'Fix:' not in errors[0] or package not in errors[0]:
+        fail('one-file: <roster/backends/%s.hpp> in a ROSTER_SOURCE file without <%s/...> should fail with one '
+             'error line naming %s and a Fix; it %s:\n%s' % (backend, hidden, package,
+             'compiled' if said.returncode == 0 else 'said', said.stderr[:3000]))
+    print('ok: without the %s headers, one line: %s' % (backend, errors[0]))
+    # Library mode (no macro) needs no vendor header: the backend's header
+    # declares, and neither its -inl code nor a vendor header comes in.
+    with open(os.path.join(tmp, backend + '_library.cpp'), 'w', encoding='utf-8') as f:
+        f.write('#include <roster/backends/%s.hpp>\n#include <roster/roster.hpp>\n' % backend)
+    cmd[-1] = backend + '_library.cpp'
+    said = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    if said.returncode != 0:
+        fail('one-file: <roster/backends/%s.hpp> in library mode needs the %s headers; it must declare only:\n%s'
+             % (backend, hidden, said.stderr[:3000]))
+    print('ok: in library mode <roster/backends/%s.hpp> compiles without them' % backend)
+
+
 def installed_env(tmp, meson, build, prefix, libdir):
     """Installs this build into tmp/root with --destdir; returns the environment a user would have.
 
@@ -185,6 +301,9 @@ def main(argv):
             copy_snippets('source_once', ['roster.cpp', 'stream.hpp', 'stream.cpp', 'main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
             source_twice(src, tmp)
+        elif mode == 'one-file':
+            copy_snippets('one_file', ['main.cpp', 'build.sh'], tmp)
+            one_file(src, tmp)
         elif mode in ('pkg-config', 'cmake'):
             meson, build, prefix, libdir = argv[3:7]
             backend = argv[7] if len(argv) > 7 else 'cpu'

@@ -3,12 +3,16 @@
 /// program shape and built at run time on any OpenCL 1.2 or newer device
 /// (GPUs of any vendor, PoCL on the CPU), and users' own OpenCL C kernels.
 ///
-/// Link roster_opencl whole (Meson's roster_opencl_dep, pkg-config's
-/// roster-opencl and CMake's roster::opencl do): nothing references its
-/// registration, so a plain link of the archive would drop it. This header
-/// needs no OpenCL header; <roster/backends/opencl/native.hpp> does.
+/// Library mode: link roster_opencl whole (Meson's roster_opencl_dep,
+/// pkg-config's roster-opencl and CMake's roster::opencl do): nothing
+/// references its registration, so a plain link of the archive would drop it;
+/// this header then needs no OpenCL header (<roster/backends/opencl/native.hpp>
+/// does). In a ROSTER_SOURCE file or under ROSTER_HEADER_ONLY it compiles the
+/// backend and registers it; it then needs <CL/cl.h> and no OpenCL library
+/// (the ICD loader, libOpenCL.so.1, is opened at run time).
 
 #include <roster/backend.hpp>
+#include <roster/config.hpp>
 #include <roster/kernels.hpp>
 
 #include <cstdint>
@@ -61,10 +65,27 @@ struct backend {
   /// Its users' kernels are OpenCL C sources (roster::opencl::kernel).
   using kernel_payload = source;
   /// Opens OpenCL adapter `ordinal` (the order enumerate() lists).
-  static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
+  static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists every device of every OpenCL platform; empty when there is no ICD
   /// loader or no platform.
-  static expected<std::vector<adapter_info>> enumerate();
+  static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
 };
 
 }  // namespace roster::opencl
+
+// The out-of-line code, by job: in a ROSTER_SOURCE file and under
+// ROSTER_HEADER_ONLY here, in library mode compiled once by src/<job>.cpp.
+#if defined(ROSTER_IMPL_WITH_INL)
+#  if !__has_include(<CL/cl.h>)
+#    error "<roster/backends/opencl.hpp> compiles the OpenCL backend in this file (ROSTER_SOURCE or ROSTER_HEADER_ONLY) and needs the OpenCL headers: <CL/cl.h> is not on the include path. Fix: install them (Debian/Ubuntu: opencl-c-headers; Fedora: opencl-headers) or add their folder with -I; no OpenCL library is linked"
+#  else
+#    include <roster/backends/opencl/detail/loader-inl.hpp>
+#    include <roster/backends/opencl/detail/adapters-inl.hpp>
+#    include <roster/backends/opencl/detail/device-inl.hpp>
+#    include <roster/backends/opencl/detail/source-inl.hpp>
+#    include <roster/backends/opencl/detail/kernels-inl.hpp>
+#    include <roster/backends/opencl/detail/dispatch-inl.hpp>
+#    include <roster/backends/opencl/detail/native-inl.hpp>
+#    include <roster/backends/opencl/detail/registration-inl.hpp>
+#  endif
+#endif

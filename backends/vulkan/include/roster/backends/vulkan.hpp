@@ -2,9 +2,12 @@
 /// The Vulkan backend: STREAM programs as SPIR-V compute on any Vulkan 1.1
 /// device (discrete GPUs, Mesa's lavapipe on the CPU).
 ///
-/// Link roster_vulkan whole (Meson's roster_vulkan_dep, pkg-config's
-/// roster-vulkan and CMake's roster::vulkan do): nothing references its
-/// registration, so a plain link of the archive would drop it.
+/// Library mode: link roster_vulkan whole (Meson's roster_vulkan_dep,
+/// pkg-config's roster-vulkan and CMake's roster::vulkan do): nothing
+/// references its registration, so a plain link of the archive would drop it.
+/// In a ROSTER_SOURCE file or under ROSTER_HEADER_ONLY this header compiles
+/// the backend and registers it; it then needs <vulkan/vulkan.h> and no Vulkan
+/// library (the loader, libvulkan.so.1, is opened at run time).
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
@@ -56,10 +59,10 @@ struct backend {
   /// Its users' kernels are SPIR-V shaders (roster::vulkan::kernel).
   using kernel_payload = shader;
   /// Opens Vulkan adapter `ordinal` (the order enumerate() lists).
-  static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
+  static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the Vulkan 1.1 adapters with a compute queue; empty when there is
   /// no Vulkan loader or driver.
-  ROSTER_API static expected<std::vector<adapter_info>> enumerate();
+  ROSTER_API static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
 };
 
 /// What the Khronos validation layer reported (ROSTER_VULKAN_VALIDATION=1).
@@ -70,6 +73,27 @@ struct validation_report {
 };
 
 /// Returns the validation layer's messages so far (tests assert none).
-ROSTER_API validation_report validation();
+ROSTER_API ROSTER_INLINE validation_report validation();
 
 }  // namespace roster::vulkan
+
+// The out-of-line code, by job: in a ROSTER_SOURCE file and under
+// ROSTER_HEADER_ONLY here, in library mode compiled once by src/<job>.cpp.
+#if defined(ROSTER_IMPL_WITH_INL)
+#  if !__has_include(<vulkan/vulkan.h>)
+#    error "<roster/backends/vulkan.hpp> compiles the Vulkan backend in this file (ROSTER_SOURCE or ROSTER_HEADER_ONLY) and needs the Vulkan headers: <vulkan/vulkan.h> is not on the include path. Fix: install them (Debian/Ubuntu: libvulkan-dev; Fedora: vulkan-headers) or add their folder with -I; no Vulkan library is linked"
+#  else
+// Vulkan structs are built as {sType} with the rest zeroed, on purpose.
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#    include <roster/backends/vulkan/detail/instance-inl.hpp>
+#    include <roster/backends/vulkan/detail/mesa_cache-inl.hpp>
+#    include <roster/backends/vulkan/detail/adapters-inl.hpp>
+#    include <roster/backends/vulkan/detail/device-inl.hpp>
+#    include <roster/backends/vulkan/detail/pipelines-inl.hpp>
+#    include <roster/backends/vulkan/detail/dispatch-inl.hpp>
+#    include <roster/backends/vulkan/detail/native-inl.hpp>
+#    include <roster/backends/vulkan/detail/registration-inl.hpp>
+#    pragma GCC diagnostic pop
+#  endif
+#endif

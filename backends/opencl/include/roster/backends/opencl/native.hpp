@@ -5,7 +5,6 @@
 /// it only where you use OpenCL yourself: it brings in <CL/cl.h> (the
 /// backend's other header does not). The ordering contract: docs/native.md.
 
-#include <roster/backends/opencl.hpp>
 #include <roster/native.hpp>
 #include <roster/program.hpp>
 
@@ -21,6 +20,11 @@
 #include <string_view>
 
 namespace roster::opencl {
+
+/// An opened OpenCL adapter, declared by <roster/backends/opencl.hpp>, which compiles
+/// the backend (these handles' code too) in a ROSTER_SOURCE or
+/// ROSTER_HEADER_ONLY file: include it there as well.
+class device;
 
 /// The handles behind an OpenCL device (roster::native<roster::opencl::native>(dev)).
 /// roster owns every handle: do not release them (retain one with

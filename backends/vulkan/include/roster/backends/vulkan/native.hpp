@@ -5,7 +5,6 @@
 /// where you use Vulkan yourself: it brings in <vulkan/vulkan_core.h> (the
 /// backend's other header does not). The ordering contract: docs/native.md.
 
-#include <roster/backends/vulkan.hpp>
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/native.hpp>
@@ -19,6 +18,11 @@
 #include <string_view>
 
 namespace roster::vulkan {
+
+/// An opened Vulkan adapter, declared by <roster/backends/vulkan.hpp>, which compiles
+/// the backend (these handles' code too) in a ROSTER_SOURCE or
+/// ROSTER_HEADER_ONLY file: include it there as well.
+class device;
 
 /// The handles behind a Vulkan device (roster::native<roster::vulkan::native>(dev)).
 /// roster owns every handle: do not destroy them. The device was created with

@@ -1,7 +1,7 @@
 #pragma once
 // Private: hooks for roster's own Vulkan tests; not installed, not API.
 
-#include <roster/backends/vulkan.hpp>
+#include <roster/config.hpp>
 
 #include <string_view>
 

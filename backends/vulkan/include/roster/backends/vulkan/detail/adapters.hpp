@@ -1,7 +1,7 @@
 #pragma once
 // Private: the Vulkan adapters, the physical devices roster can use.
 
-#include "instance.hpp"
+#include <roster/backends/vulkan/detail/instance.hpp>
 
 #include <cstdint>
 #include <vector>

@@ -1,4 +1,5 @@
 #pragma once
+// Included after <roster/backends/vulkan.hpp>, by the backend's -inl files.
 // Private: the Vulkan loader and the process-wide instance. The loader is
 // dlopen'ed and every entry point the backend calls goes through one function
 // table, so a program linked with this backend starts (and the backend lists
@@ -7,7 +8,6 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-#include <roster/backends/vulkan.hpp>
 
 #include <atomic>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // Private: the OpenCL adapters, every device of every platform the ICD loader
 // finds, with the identity circuits merge by and the limits a device needs.
 
-#include "loader.hpp"
+#include <roster/backends/opencl/detail/loader.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -5,8 +5,8 @@
 // users' kernels and their checks), dispatch.cpp (passes, calls, timing),
 // native.cpp (the handles behind it).
 
-#include "adapters.hpp"
-#include "source.hpp"
+#include <roster/backends/opencl/detail/adapters.hpp>
+#include <roster/backends/opencl/detail/source.hpp>
 
 #include <roster/kernels.hpp>
 

@@ -3,7 +3,7 @@
 // job: device.cpp (creation, buffers, transfers, synchronisation),
 // pipelines.cpp (shaders and pipelines), dispatch.cpp (command recording).
 
-#include "adapters.hpp"
+#include <roster/backends/vulkan/detail/adapters.hpp>
 
 #include <roster/backends/vulkan/native.hpp>
 #include <roster/kernels.hpp>

@@ -1,4 +1,5 @@
 #pragma once
+// Included after <roster/backends/opencl.hpp>, by the backend's -inl files.
 // Private: the ICD loader. It is dlopen'ed at first use and every entry point
 // the backend calls goes through one function table, so a program linked with
 // this backend starts (and the backend lists nothing, saying why) on a host
@@ -12,7 +13,6 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
-#include <roster/backends/opencl.hpp>
 #include <roster/error.hpp>
 
 #include <optional>
