@@ -63,9 +63,16 @@ int child(const char* what) {
   }
   auto d = roster::decide();
   if (!d) return std::fprintf(stderr, "decision_start: %s\n", d.error().message().c_str()), 3;
+  const double decided = since(t0);
   auto dev = roster::acquire(d->spec.str());
   if (!dev) return std::fprintf(stderr, "decision_start: %s\n", dev.error().message().c_str()), 3;
-  std::printf("%.4f %s\n", since(t0), d->spec.str().c_str());
+  const double opened = since(t0);
+  std::printf("%.4f %s\n", opened, d->spec.str().c_str());
+  // Where the time went, for the log: the decision, then the open.
+  std::string left;
+  for (const auto& b : d->not_asked) left += (left.empty() ? "" : ",") + b;
+  std::fprintf(stderr, "decision_start: decided %.1f ms, opened %.1f ms later; not asked: %s\n", decided,
+               opened - decided, left.empty() ? "none" : left.c_str());
   return 0;
 }
 

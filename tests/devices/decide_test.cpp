@@ -947,9 +947,10 @@ class lazy_decide : public decide {
     roster::detail::set_lazy_scan_for_testing(std::nullopt);
     decide::TearDown();
   }
-  static void use_list(const std::vector<std::string>& pci, std::string source = "sysfs") {
+  static void use_list(const std::vector<std::string>& pci, std::string source = "sysfs",
+                       std::vector<std::string> deferrable = {backend_a, backend_b}) {
     roster::detail::lazy_scan_testing t;
-    t.deferrable = {backend_a, backend_b};
+    t.deferrable = std::move(deferrable);
     t.gpus.source = std::move(source);
     for (const auto& p : pci) {
       roster::detail::physical_gpu g;
@@ -1050,6 +1051,38 @@ TEST_F(lazy_decide, a_choice_that_does_not_open_asks_the_backends_left_out) {
   ASSERT_NE(dev, nullptr);
   EXPECT_EQ(dev->adapter().spec(), gb.spec());
   EXPECT_GT(enumerations_of<1>(), 0);
+}
+
+TEST_F(lazy_decide, the_backend_whose_record_might_lead_is_the_one_asked) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto soft = cpu_adapter(backend_host, true, "software rasterizer");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  set_adapters<2>({soft});
+  const std::vector<std::string> all{backend_a, backend_b, backend_host};
+  // A software adapter's record (no UUID: SPEC/NAME) slower than every asked
+  // adapter's, and b's slower than a's: only a is asked.
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 200), triad_record(gb, 100),
+                                                             triad_record(soft, 50)}));
+  use_list({"0000:00:06.0"}, "sysfs", all);
+  auto d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0);
+  EXPECT_EQ(enumerations_of<2>(), 0);
+  // The software record faster than a's: its backend is asked, b (next in rank) is not.
+  set_adapters<1>({gb});
+  set_adapters<2>({soft});
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 200), triad_record(gb, 100),
+                                                             triad_record(soft, 400)}));
+  use_list({"0000:00:06.0"}, "sysfs", all);
+  d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec()) << "a discrete GPU's circuit comes before the host's";
+  EXPECT_EQ(enumerations_of<1>(), 0) << "b was asked in rank order";
+  EXPECT_GT(enumerations_of<2>(), 0);
+  EXPECT_EQ(d->not_asked, std::vector<std::string>{backend_b});
 }
 
 }  // namespace

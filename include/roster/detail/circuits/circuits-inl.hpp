@@ -269,15 +269,19 @@ struct registered_backend_view {
 
 // Whether the backends asked so far settle the decision, so that those in
 // `left` need not be started; else says in `why` what one of them might
-// change. Settled when the machine's GPU list (NVML and sysfs: no API
-// started) could be read, every GPU on it that the vendor masks keep is seen
-// by an adapter asked, and no record of a backend left out could put its
-// adapter ahead of those asked (a record that leads, or that measured faster
-// than every asked adapter of its device; a record of a device without a
-// UUID, or of a model, is taken as one that could).
+// change and returns in `next` the one to ask (the one whose record might
+// lead, else the first left). Settled when the machine's GPU list (NVML and
+// sysfs: no API started) could be read, every GPU on it that the vendor masks
+// keep is seen by an adapter asked, and no record of a backend left out
+// could put its adapter ahead: one that leads, or one that measured faster
+// beyond the noise than an asked adapter it could share a circuit with (of
+// the same UUID; any asked adapter for a record of a device without a UUID,
+// such as lavapipe's or PoCL's, or of a model). A circuit whose preferred
+// adapter has no record is never reordered by one, as in order_adapters.
 inline bool settled_without(std::span<const std::pair<adapter_info, int>> listed,
                             std::span<const registered_backend_view> left, const scan_inputs& in,
-                            const physical_gpus& view, std::string& why) {
+                            const physical_gpus& view, std::string& why, std::size_t& next) {
+  next = 0;
   if (view.source.empty()) {
     why = "the machine's GPU list (NVML, sysfs) could not be read";
     return false;
@@ -309,26 +313,18 @@ inline bool settled_without(std::span<const std::pair<adapter_info, int>> listed
       return false;
     }
   }
-  for (const auto& b : left)
+  for (std::size_t i = 0; i < left.size(); ++i)
     for (const auto& r : in.records) {
-      if (r.backend != b.id) continue;
-      std::vector<const adapter_info*> same;
-      for (const auto& a : asked)
-        if (a.has_uuid() && same_device_key(r.device, a.uuid_string())) same.push_back(&a);
-      if (same.empty()) {
-        if (r.device.rfind("model:", 0) == 0 || r.device.find('/') != std::string::npos) {
-          why = "a record of " + std::string(b.id) + " (" + printable(r.device, 64) + ") might put it ahead";
-          return false;
-        }
-        continue;  // a device no GPU on the list has: masked or gone
-      }
+      if (r.backend != left[i].id) continue;
+      const bool by_uuid = r.device.rfind("model:", 0) != 0 && r.device.find('/') == std::string::npos;
       bool beaten = !r.leads;
-      for (const adapter_info* a : same)
-        if (beaten) beaten = measured(record_of(in.records, *a), &r, {}, std::nullopt) <= 0 &&
-                             record_of(in.records, *a) != nullptr;
+      for (const auto& a : asked)
+        if (beaten && (!by_uuid || (a.has_uuid() && same_device_key(r.device, a.uuid_string()))))
+          beaten = measured(record_of(in.records, a), &r, {}, std::nullopt) <= 0;
       if (!beaten) {
         why = "its record of " + printable(r.device, 64) + " (" + triad_text(&r) +
               (r.leads ? ", the standing preference" : "") + ") might put it ahead";
+        next = i;
         return false;
       }
     }
@@ -380,18 +376,19 @@ inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs
   }
   if (deferred.empty()) return listed;
   const physical_gpus view = lazy_scan_gpus();
-  std::size_t next = 0;
   std::string why;
-  for (; next < deferred.size(); ++next) {
-    if (settled_without(listed, std::span(deferred).subspan(next), in, view, why)) break;
+  for (std::size_t next = 0; !deferred.empty();) {
+    if (settled_without(listed, deferred, in, view, why, next)) break;
     lines.push_back("backend " + std::string(deferred[next].id) + ": asked: " + why);
     ask(*deferred[next].entry);
+    deferred.erase(deferred.begin() + static_cast<std::ptrdiff_t>(next));
   }
-  for (std::size_t i = next; i < deferred.size(); ++i) {
-    lines.push_back("backend " + std::string(deferred[i].id) +
-                    ": not asked: the decision is settled without it (every GPU on the machine's list is seen, and "
-                    "no record of it could put it ahead); circuits() asks it");
-    snap.not_asked.emplace_back(deferred[i].id);
+  for (const auto& d : deferred) {
+    lines.push_back("backend " + std::string(d.id) + ": not asked: the decision is settled without it (the machine's "
+                    "GPU list, from " + view.source + ", holds " + std::to_string(view.gpus.size()) +
+                    " GPUs, each seen by a backend asked or hidden by a mask, and no record of it could put it "
+                    "ahead); circuits() asks it");
+    snap.not_asked.emplace_back(d.id);
   }
   return listed;
 }
