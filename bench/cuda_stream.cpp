@@ -16,21 +16,22 @@
 //
 // The baselines run in the same binary: the two programs a fused one
 // replaces, the split grid sync against the native one, and a bare
-// cudaLaunchKernel of the same kernel.
+// cuLaunchKernel of the same kernel.
 
 #include <roster/acquire.hpp>
 #include <roster/backends/cuda.hpp>
 
-#include "kernels.hpp"
+#include <roster/backends/cuda/detail/driver_api.hpp>
+#include <roster/backends/cuda/detail/module.hpp>
 
 #include <benchmark/benchmark.h>
-#include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace {
@@ -225,7 +226,7 @@ BENCHMARK_TEMPLATE(BM_dot_grid_sync, double)
     ->ArgsProduct({{0, 1}, {1 << 20, 1 << 28}})->Iterations(timed_runs)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 // Host-side cost of dispatching a one-step program of 1,024 floats (validation,
-// planning, launch) against a bare cudaLaunchKernel of the same kernel with
+// planning, launch) against a bare cuLaunchKernel of the same kernel with
 // the same grid on the same stream. The two alternate in rounds of 64 calls
 // (the launch queue drained between rounds, outside the timing), so drift in
 // a shared VM's host speed hits both; counters give the median per call.
@@ -239,17 +240,25 @@ void BM_dispatch_host_cost(benchmark::State& state) {
   namespace kd = roster::cuda::detail;
   kd::stream_args args{st.dev->native_pointer(*c), st.dev->native_pointer(*a), nullptr, 0.0, 1024};
   void* argv[] = {&args};
-  const void* kernel = kd::stream_kernel(kd::k_copy, false);
-  auto stream = static_cast<cudaStream_t>(st.dev->native_stream());
-  const int grid = kd::stream_grid(kd::k_copy, 1024, false, 1);  // the grid roster's dispatch picks
+  // The same kernel from the same image, loaded again in the device's context
+  // (made current by the native handles).
+  (void)roster::native<rc::native>(*st.dev);
+  kd::kernel_set ks;
+  std::string what;
+  if (kd::load_kernels(ks, kd::default_variant, what) != kd::cu_success) return state.SkipWithError(what.c_str());
+  const kd::driver_api& cu = kd::api();
+  auto stream = static_cast<kd::cu_stream>(st.dev->native_stream());
+  const int grid = kd::stream_grid(kd::k_copy, 1024, false, 1, kd::default_variant);  // the grid roster's dispatch picks
+  const auto block = static_cast<unsigned>(kd::stream_block(kd::k_copy, kd::default_variant));
   constexpr int per_round = 64;
   std::vector<double> bare_ns, roster_ns;
   using clock = std::chrono::steady_clock;
   for (auto _ : state) {
     auto t0 = clock::now();
     for (int i = 0; i < per_round; ++i)
-      if (cudaLaunchKernel(kernel, dim3(grid), dim3(kd::stream_block(kd::k_copy)), argv, 0, stream) != cudaSuccess)
-        return state.SkipWithError("cudaLaunchKernel failed");
+      if (cu.cuLaunchKernel(ks.stream[0][kd::k_copy], static_cast<unsigned>(grid), 1, 1, block, 1, 1, 0, stream,
+                            argv, nullptr) != kd::cu_success)
+        return state.SkipWithError("cuLaunchKernel failed");
     auto t1 = clock::now();
     state.PauseTiming();
     (void)st.dev->synchronize();
@@ -271,6 +280,7 @@ void BM_dispatch_host_cost(benchmark::State& state) {
   state.counters["bare_launch_ns"] = median(bare_ns);
   state.counters["roster_dispatch_ns"] = median(roster_ns);
   state.SetLabel("per call, median of rounds");
+  (void)cu.cuModuleUnload(ks.module);
   (void)st.dev->release(*a), (void)st.dev->release(*c);
 }
 BENCHMARK(BM_dispatch_host_cost)->Iterations(400)->Unit(benchmark::kMicrosecond);

@@ -1,7 +1,9 @@
 """bench/targets.json as scripts/bench-check reads it: the figures with their
 placeholders expanded, whether a results file reported a figure, and the
 check that every target sits within 2x of the figure it gates (so that a
-two-fold regression fails), or says in its "why" why not."""
+two-fold regression fails), or says in its "why" why not. A results file
+measured on a busy machine (its load average over twice its CPUs) sets no
+target: it says what a row does under load, not what the code does."""
 import glob
 import json
 import os
@@ -40,18 +42,28 @@ def reported(f, progs):
     return any(n == f["figure"] or n.startswith(f["figure"] + "/") for n in names)
 
 
-def check_targets(path, judge_all):
+def busy(doc):
+    """Returns whether a results file was measured with the load average
+    over twice the machine's CPUs."""
+    try:
+        return float(str(doc.get("load", "0")).split()[0]) > 2 * int(doc.get("cpus") or 0)
+    except (ValueError, IndexError):
+        return False
+
+
+def check_targets(path, judge_all, root=ROOT):
     """Returns 0 when every target is within 2x of the figure it gates in the
-    latest committed results file that measured it, or says why not;
-    judge_all is bench-check's (figures, programs, remeasured) -> rows."""
+    latest committed results file (under root) that measured it on a machine
+    that was not busy, or says why not; judge_all is bench-check's (figures,
+    programs, remeasured) -> rows."""
     docs = []
-    for p in glob.glob(os.path.join(ROOT, "bench", "results", "**", "*.json"), recursive=True):
+    for p in glob.glob(os.path.join(root, "bench", "results", "**", "*.json"), recursive=True):
         try:
             d = json.load(open(p))
         except (OSError, ValueError):
             continue
-        if isinstance(d, dict) and d.get("kind") == "bench-check":
-            docs.append((d.get("date", ""), os.path.relpath(p, ROOT), d))
+        if isinstance(d, dict) and d.get("kind") == "bench-check" and not busy(d):
+            docs.append((d.get("date", ""), os.path.relpath(p, root), d))
     docs.sort(key=lambda x: x[:2], reverse=True)
     bad = whys = 0
     for f in (f for f in expand(json.load(open(path))) if f.get("limit") is not None):

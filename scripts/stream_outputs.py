@@ -9,6 +9,8 @@ import os
 import shutil
 import subprocess
 
+from provenance import shown
+
 OPS = ["copy", "mul", "add", "triad", "dot"]
 # BabelStream's bandwidth column, by version; its unit is MB/s (10^6 bytes).
 CSV_FORMATS = {"max_MB_per_sec": "BabelStream main (max_MB_per_sec)",
@@ -170,7 +172,7 @@ def markdown(doc, source, others=()):
     names = ",".join([source] + [p for p, _ in others])
     lines = [MARK_BEGIN + names + MARK_BEGIN_END,
              f"Measured by `scripts/gpu-stream-compare` on {meta['node']}, {meta['date']}, roster commit "
-             f"{meta['roster_commit']}, against BabelStream {meta['babelstream_commit']} "
+             f"{shown(meta['roster_commit'], meta.get('roster_diff_sha256'))}, against BabelStream {meta['babelstream_commit']} "
              f"({meta.get('babelstream_format', '?')}); median over {meta['rounds']} rounds, spread: the rounds' "
              f"interquartile range over the median"
              + (f" (the CPU rows: {meta['cpu_rounds']} rounds, the median of the rounds' ratios and their spread)"

@@ -70,13 +70,16 @@ def counts(rows):
 
 
 def exit_status(tool, rows, allow_not_run):
-    """Returns 1 when a row fails (FAIL, re-measure, inconclusive) or, unless
-    allow_not_run, when a row was not run; says why on stderr."""
-    not_run = [r for r in rows if r["verdict"] == "not run"]
+    """Returns 1 when a row fails (FAIL, re-measure, inconclusive) or when a
+    row was not run that allow_not_run does not allow: True allows every
+    one, a collection of row ids only those (rows a caller left out by
+    name); says why on stderr."""
+    allowed = (lambda r: True) if allow_not_run is True else (lambda r: r.get("id") in (allow_not_run or ()))
+    not_run = [r for r in rows if r["verdict"] == "not run" and not allowed(r)]
     sys.stdout.flush()
-    if not_run and not allow_not_run:
+    if not_run:
         print(f"{tool}: {len(not_run)} row{'s' if len(not_run) > 1 else ''} not run "
               f"({not_run[0].get('reason', '')[:100]}): a row not run never passes\n"
               "Fix: run them where they can run, or pass --allow-not-run where another gate judges them "
               "(scripts/gpu-check's table, against bench/gpu-allow.txt)", file=sys.stderr)
-    return 1 if any(r["verdict"] in FAILING for r in rows) or (not_run and not allow_not_run) else 0
+    return 1 if any(r["verdict"] in FAILING for r in rows) or not_run else 0

@@ -112,7 +112,7 @@ def self_test(backends):
         ('an entry point outside the registration file', 'opencl/src/adapters.cpp',
          lambda t: t + '\nnamespace roster::opencl {\nexpected<std::vector<adapter_info>> backend::enumerate() {\n'
                        '  return {};\n}\n}\n', 'defines backend::enumerate; the entry points live in'),
-        ('an entry point nowhere', 'cuda/src/registration.cpp',
+        ('an entry point nowhere', 'cuda/include/roster/backends/cuda/detail/registration-inl.hpp',
          lambda t: t.replace('backend::open(open_key', 'backend_open(open_key'), 'defines no backend::open'),
         ('a public header in another namespace', 'cpu/include/roster/backends/cpu.hpp',
          lambda t: t.replace('namespace roster::cpu', 'namespace roster::host'), 'does not declare namespace roster::cpu'),

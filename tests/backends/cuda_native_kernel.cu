@@ -42,3 +42,18 @@ extern "C" int roster_test_pointer_device(const void* p) {
   if (cudaPointerGetAttributes(&a, p) != cudaSuccess || a.type != cudaMemoryTypeDevice) return -1;
   return a.device;
 }
+
+// Returns the context the runtime makes current on this thread for device
+// `ordinal` (cudaSetDevice, then cudaFree(0), which starts it), through the
+// driver's cuCtxGetCurrent; null on failure.
+extern "C" void* roster_test_runtime_context(int ordinal) {
+  if (cudaSetDevice(ordinal) != cudaSuccess || cudaFree(nullptr) != cudaSuccess) return nullptr;
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || fn == nullptr)
+    return nullptr;
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<CUresult (*)(CUcontext*)>(fn)(&ctx) != CUDA_SUCCESS) return nullptr;
+  return ctx;
+}

@@ -24,6 +24,7 @@
 extern "C" int roster_test_scale_add(double* y, const double* x, double s, unsigned long long n, void* stream);
 extern "C" void* roster_test_stream_context(void* stream);
 extern "C" int roster_test_pointer_device(const void* p);
+extern "C" void* roster_test_runtime_context(int ordinal);
 
 namespace {
 
@@ -66,6 +67,18 @@ TEST(cuda_native, handles_name_roster_s_stream_context_and_memory) {
   EXPECT_EQ(roster_test_pointer_device(hb->pointer), h->ordinal);
   EXPECT_EQ(hb->type, roster::element_type::f32);
   EXPECT_EQ(hb->size, 1000u);
+}
+
+// roster opens the device's primary context through the driver API: the
+// context the runtime uses after cudaSetDevice, so runtime-API code and
+// roster share memory, streams and modules.
+TEST(cuda_native, the_context_is_the_one_cudaSetDevice_uses) {
+  ROSTER_TEST_NEED_GPU();
+  auto d = open_cuda();
+  ASSERT_TRUE(d);
+  auto h = roster::native<roster::cuda::native>(*d);
+  ASSERT_TRUE(h) << h.error().message();
+  EXPECT_EQ(roster_test_runtime_context(h->ordinal), static_cast<void*>(h->context));
 }
 
 // roster writes y = 2x, the user's kernel makes y = 3y + x + i % 7 on roster's

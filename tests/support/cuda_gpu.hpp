@@ -12,23 +12,28 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-// The runtime's own answer, not roster's: enumerate() reads every driver
+#include <roster/backends/cuda/detail/driver_api.hpp>
+
+// The driver's own answer, not roster's: enumerate() reads every driver
 // failure as "no adapter", which is right for a program and wrong for a test.
-// A test built without the CUDA headers on its path declares the two calls.
-#if __has_include(<cuda_runtime_api.h>)
-#  include <cuda_runtime_api.h>
+// Asked through the driver API as roster opens it (libcuda.so.1 at run time),
+// so a test links no CUDA library. Without the library the code is the
+// runtime's cudaErrorInsufficientDriver (35), as cudaGetDeviceCount answers.
 namespace roster_test::detail {
-inline int device_count(int* n) { return static_cast<int>(cudaGetDeviceCount(n)); }
-inline const char* error_name(int e) { return cudaGetErrorName(static_cast<cudaError_t>(e)); }
+inline int device_count(int* n) {
+  const auto& cu = roster::cuda::detail::api();
+  if (cu.library == nullptr || cu.cuInit == nullptr || cu.cuDeviceGetCount == nullptr)
+    return cuda_error_insufficient_driver;
+  if (const int e = cu.cuInit(0); e != 0) return e;
+  return cu.cuDeviceGetCount(n);
+}
+inline const char* error_name(int e) {
+  const auto& cu = roster::cuda::detail::api();
+  const char* name = nullptr;
+  if (cu.cuGetErrorName == nullptr || cu.cuGetErrorName(e, &name) != 0) return nullptr;
+  return name;
+}
 }  // namespace roster_test::detail
-#else
-extern "C" int cudaGetDeviceCount(int* count);
-extern "C" const char* cudaGetErrorName(int error);
-namespace roster_test::detail {
-inline int device_count(int* n) { return cudaGetDeviceCount(n); }
-inline const char* error_name(int e) { return cudaGetErrorName(e); }
-}  // namespace roster_test::detail
-#endif
 
 namespace roster_test {
 
@@ -42,7 +47,7 @@ inline cuda_probe probe_cuda() {
     if (lib == nullptr) lib = ::dlopen("libcuda.so.1", RTLD_LAZY);
     installed = lib != nullptr;
   }
-  const char* name = code == cuda_success ? "cudaSuccess" : detail::error_name(code);
+  const char* name = code == cuda_success ? "CUDA_SUCCESS" : detail::error_name(code);
   return classify_cuda(code, count, installed, name != nullptr ? name : "an unknown error");
 }
 

@@ -33,7 +33,7 @@ inline cuda_probe classify_cuda(int code, int count, bool driver_installed, cons
     return {cuda_presence::none, "no CUDA device visible (none here, or CUDA_VISIBLE_DEVICES hides them)"};
   if (code == cuda_error_insufficient_driver && !driver_installed)
     return {cuda_presence::none, "no NVIDIA driver installed (libcuda.so.1 does not load)"};
-  return {cuda_presence::broken, "the CUDA driver is installed but does not work: cudaGetDeviceCount returned " + name +
+  return {cuda_presence::broken, "the CUDA driver is installed but does not work: it answered " + name +
                                      " (" + std::to_string(code) + ")"};
 }
 

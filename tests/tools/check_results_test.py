@@ -4,7 +4,12 @@ results folder passes only when the folder holds raw data and a meta.json
 naming a commit of the tree, clean or with its diff's hash; a missing
 meta.json, a bare "+changes", a short or unknown commit, BabelStream without
 its commit, flags and build log, and a cited path that does not exist fail,
-each naming what is missing and ending in a Fix line."""
+each naming what is missing and ending in a Fix line. A cited bench-check
+results file is its own meta: a short commit or "+changes" fails, the full
+commit with the tree clean or hashed passes, and an older one passes only
+where the citing prose says it is not re-derivable. scripts/provenance.py,
+which bench-check and gpu-stream-compare record the tree with, names a
+clean tree "clean" and hashes a dirty one's diff and untracked files."""
 import json
 import os
 import shutil
@@ -117,6 +122,68 @@ class CheckResults(unittest.TestCase):
         rc, out = self.check()
         self.assertEqual(rc, 0, out)
         self.assertIn("record: bench/results/node-2026-12-04", out)
+
+    def results_file(self, **fields):
+        write(self.path("bench/results/vm-2026-12-04.json"), json.dumps(dict(kind="bench-check", **fields)))
+        write(self.path("README.md"), "CPU rows: `bench/results/vm-2026-12-04.json`.\n")
+
+    def assert_file_fails(self, *needles):
+        rc, out = self.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("FAIL: bench/results/vm-2026-12-04.json (cited at README.md:1)", out)
+        self.assertIn("Fix:", out.splitlines()[-1])
+        for n in needles:
+            self.assertIn(n, out)
+
+    def test_results_file_needs_the_full_commit_and_the_tree(self):
+        self.results_file(commit=self.head, roster_tree="clean")
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.results_file(commit=self.head, roster_tree="dirty: 1 tracked files changed", roster_diff_sha256="c" * 64)
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.results_file(commit=self.head[:7])
+        self.assert_file_fails('"commit" as a full 40-hex commit')
+        self.results_file(commit=self.head[:7] + "+changes")
+        self.assert_file_fails('not a bare "+changes"')
+        self.results_file(commit=self.head)
+        self.assert_file_fails('"roster_tree": "clean" or "roster_diff_sha256"')
+        self.results_file(commit="1" * 40, roster_tree="clean")
+        self.assert_file_fails("in this repository's history")
+
+    def test_older_results_file_marked_is_listed(self):
+        self.results_file(commit=self.head[:7])
+        write(self.path("README.md"), "CPU rows (not re-derivable: a short commit):\n\n"
+              "`bench/results/vm-2026-12-04.json`.\n")
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("record: bench/results/vm-2026-12-04.json", out)
+
+    def test_provenance_names_the_tree(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import provenance
+        write(self.path(".gitignore"), "ignored.txt\n")
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "results")
+        head = self.git("rev-parse", "HEAD").stdout.strip()
+        self.assertEqual(provenance.tree(self.tmp), {"roster_commit": head, "roster_tree": "clean"})
+        write(self.path("ignored.txt"), "build output\n")
+        self.assertEqual(provenance.tree(self.tmp)["roster_tree"], "clean")  # ignored files are no change
+        write(self.path("src.txt"), "code changed\n")
+        edited = provenance.tree(self.tmp)
+        self.assertEqual(edited["roster_commit"], head)
+        self.assertTrue(edited["roster_tree"].startswith("dirty: 1 tracked files changed, 0 untracked"), edited)
+        self.assertRegex(edited["roster_diff_sha256"], r"^[0-9a-f]{64}$")
+        self.assertEqual(provenance.tree(self.tmp), edited)  # the same tree, the same hash
+        write(self.path("new.txt"), "one\n")
+        with_new = provenance.tree(self.tmp)
+        self.assertNotEqual(with_new["roster_diff_sha256"], edited["roster_diff_sha256"])
+        write(self.path("new.txt"), "two\n")  # an untracked file's content counts, not only its name
+        self.assertNotEqual(provenance.tree(self.tmp)["roster_diff_sha256"], with_new["roster_diff_sha256"])
+        self.assertEqual(provenance.shown(head), head[:7])
+        self.assertEqual(provenance.shown(head, "d" * 64), head[:7] + " plus changes (diff sha256 dddddddddddd)")
+        self.assertEqual(provenance.shown("b15e044"), "b15e044")
+        self.assertEqual(provenance.tree(tempfile.gettempdir())["roster_commit"], "unknown")
 
     def test_outside_git_is_skipped(self):
         shutil.rmtree(self.path(".git"))

@@ -281,6 +281,76 @@ class BenchCheckRules(unittest.TestCase):
         self.assertIn("FAIL (misses by", line(out, "static call at 16"))
 
 
+class BenchCheckCiRows(unittest.TestCase):
+    """bench-check --ci-rows on stand-in programs: the rows the file runs are
+    measured and judged; every other row is left out by name ("not run",
+    allowed, with its reason); a row the file neither runs nor leaves fails,
+    and so does a run row that fails. The results file names roster's tree by
+    its full commit (scripts/provenance.py), never "+changes"."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bench-ci-")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        os.makedirs(os.path.join(self.tmp, "build", "bench"))
+        for name, rc in (("ok", 0), ("bad", 1)):
+            path = os.path.join(self.tmp, "build", "bench", name)
+            write(path, f"#!/bin/sh\nexit {rc}\n")
+            os.chmod(path, 0o755)
+        self.targets = os.path.join(self.tmp, "targets.json")
+        write(self.targets, json.dumps({"programs": {"ok": {"exe": "bench/ok", "format": "exit"},
+                                                     "bad": {"exe": "bench/bad", "format": "exit"}},
+                                        "figures": [{"id": "quick-row", "what": "quick", "program": "ok",
+                                                     "compare": "exit_zero"},
+                                                    {"id": "slow-row", "what": "slow", "program": "bad",
+                                                     "compare": "exit_zero"}]}))
+        self.rows = os.path.join(self.tmp, "ci-rows.txt")
+        self.out = os.path.join(self.tmp, "out.json")
+
+    def check(self, rows_text):
+        write(self.rows, rows_text)
+        return run(sys.executable, BENCH_CHECK, "--no-build", "--build-dir", os.path.join(self.tmp, "build"),
+                   "--targets", self.targets, "--ci-rows", self.rows, "--out", self.out)
+
+    def test_left_out_by_name_passes_and_is_said(self):
+        rc, out = self.check("# CI\nrun quick-row\nleave slow-* too noisy on two cores\n")
+        self.assertEqual(rc, 0, out)
+        self.assertIn("1 pass, 0 pass on re-measure, 0 re-measure, 0 inconclusive, 0 FAIL, 1 not run", out)
+        self.assertIn("too noisy on two cores", out)
+        with open(self.out) as f:
+            doc = json.load(f)
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        self.assertEqual(doc["commit"], head)
+        self.assertTrue(doc["roster_tree"] == "clean" or len(doc["roster_diff_sha256"]) == 64, doc["roster_tree"])
+        self.assertEqual([r["verdict"] for r in doc["rows"]], ["pass", "not run"])
+        # Its table shows the commit's first 7 digits (and the diff hash's start on a dirty tree),
+        # and, naming its tree, never calls itself not re-derivable.
+        rc, md = run(sys.executable, BENCH_CHECK, "--markdown", self.out)
+        self.assertEqual(rc, 0, md)
+        self.assertIn(f"commit {head[:7]}" + (" plus changes (diff sha256 " if doc["roster_tree"] != "clean" else ","), md)
+        self.assertNotIn("not re-derivable", md)
+        doc["commit"] = head[:7]  # as bench-check wrote it before it named the tree
+        doc.pop("roster_tree")
+        doc.pop("roster_diff_sha256", None)
+        write(self.out, json.dumps(doc))
+        rc, md = run(sys.executable, BENCH_CHECK, "--markdown", self.out)
+        self.assertIn("so it is not re-derivable in full", md)
+
+    def test_a_row_neither_run_nor_left_fails(self):
+        rc, out = self.check("run quick-row\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("neither runs nor leaves this row. Fix: add 'run slow-row'", out)
+
+    def test_a_failing_run_row_fails(self):
+        rc, out = self.check("run *-row\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("1 pass, 0 pass on re-measure, 0 re-measure, 0 inconclusive, 1 FAIL, 0 not run", out)
+
+    def test_a_malformed_line_is_refused(self):
+        rc, out = self.check("leave slow-row\n")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("Fix: write 'run ID-PATTERN' or 'leave ID-PATTERN why it is left out'", out)
+
+
 class TestSummaryZeroCases(unittest.TestCase):
     def test_a_gtest_binary_that_ran_no_case_fails(self):
         tmp = tempfile.mkdtemp()

@@ -376,6 +376,62 @@ class BenchCheckAllTheEvidence(unittest.TestCase):
             self.assertEqual(rc, want_rc, out)
             self.assertIn(want, out)
 
+    def test_ci_rows_name_every_row_and_run_no_gpu_row(self):
+        # bench/ci-rows.txt (CI's bench_check_ci) runs or leaves every row of
+        # bench/targets.json by name, and runs none that needs a GPU.
+        bench_check = load_bench_check(self.script)
+        targets = json.load(open(os.path.join(ROOT, "bench", "targets.json")))
+        chosen, left, unnamed = bench_check.split_ci_rows(bench_check.expand(targets),
+                                                          os.path.join(ROOT, "bench", "ci-rows.txt"))
+        self.assertEqual(unnamed, [])
+        self.assertTrue(chosen)
+        for f in chosen:
+            self.assertIsNone(targets["programs"][f["program"]].get("needs"), f["id"])
+        self.assertEqual(len(chosen) + len(left), len(bench_check.expand(targets)))
+
+    def test_a_busy_machine_sets_no_target(self):
+        # A results file measured with the load over twice the CPUs is passed
+        # over: the target is judged on the quiet run, not the busy one.
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        import bench_targets
+        bench_check = load_bench_check(self.script)
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        os.makedirs(os.path.join(tmp, "bench", "results"))
+        fig = {"id": "hit", "what": "hit", "program": "p", "figure": "hit", "metric": "real_time",
+               "compare": "value_max", "limit": 6.5, "unit": "ns"}
+
+        def results(name, date, load, ns):
+            with open(os.path.join(tmp, "bench", "results", name), "w") as f:
+                json.dump({"kind": "bench-check", "date": date, "load": load, "cpus": 2, "programs": {"p": {
+                    "returncode": 0, "benchmarks": [{"name": "hit", "run_name": "hit", "run_type": "iteration",
+                                                     "real_time": ns, "time_unit": "ns"}] * 5}}}, f)
+        with open(os.path.join(tmp, "targets.json"), "w") as f:
+            json.dump({"programs": {}, "figures": [fig]}, f)
+        results("quiet.json", "2026-12-02T04:07Z", "2.1 1.9 2.2", 5.0)
+        results("busy.json", "2026-12-04T07:10Z", "13.4 12.0 9.0", 32.3)
+        with open(os.devnull, "w") as null:
+            saved, sys.stdout = sys.stdout, null
+            try:
+                rc = bench_targets.check_targets(os.path.join(tmp, "targets.json"), bench_check.judge_all, tmp)
+                self.assertEqual(rc, 0)
+                results("busy.json", "2026-12-04T07:10Z", "3.9 3.0 2.0", 32.3)  # not busy: it counts, and fails
+                rc = bench_targets.check_targets(os.path.join(tmp, "targets.json"), bench_check.judge_all, tmp)
+            finally:
+                sys.stdout = saved
+        self.assertEqual(rc, 1)
+
+
+def load_bench_check(path):
+    """Returns scripts/bench-check as a module."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("bench_check", path)
+    spec = importlib.util.spec_from_loader("bench_check", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
 
 # With a build folder (meson passes ROSTER_BUILD_ROOT): bench-check runs
 # roster-info bench on the test backend and fails when a kernel is wrong.

@@ -481,6 +481,11 @@ class StreamCompareRun(unittest.TestCase):
         with open(os.path.join(self.out, "meta.json")) as f:
             meta = json.load(f)
         self.assertEqual((meta["babelstream_commit"], meta["rounds"]), ("57637d5", 3))
+        # roster's tree: the full commit, clean or with its diff's hash (scripts/provenance.py), never "+changes".
+        head = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        self.assertEqual(meta["roster_commit"], head)
+        self.assertTrue(meta["roster_tree"] == "clean" or len(meta["roster_diff_sha256"]) == 64, meta)
+        self.assertNotIn("+changes", json.dumps(meta))
         self.assertEqual(len(meta["babelstream_sha256"]), 64)
         with open(os.path.join(self.out, "stream-compare.json")) as f:
             doc = json.load(f)

@@ -2,11 +2,16 @@
 // a scalar tail, several independent loads in flight per thread, grids sized
 // from the multiprocessor count, and one cooperative launch per program with
 // grid-wide sync between segments.
+//
+// Device code only: scripts/regen-cuda-fatbin builds it with nvcc -fatbin
+// into the committed image (include/roster/backends/cuda/detail/fatbin/),
+// which the backend loads with cuModuleLoadData. Every kernel is extern "C"
+// (kernels.hpp lists the names) and the host launches it with cuLaunchKernel
+// or cuLaunchCooperativeKernel; nothing here runs on the host.
 
-#include "kernels.hpp"
+#include <roster/backends/cuda/detail/kernels.hpp>
 
 #include <cooperative_groups.h>
-#include <cuda_runtime.h>
 
 namespace cg = cooperative_groups;
 
@@ -18,13 +23,6 @@ template <class T>
 struct pack {
   static constexpr int width = 16 / sizeof(T);
   T v[width];
-};
-
-// Cache hints for the fast path's loads and stores.
-enum hint : int {
-  plain = 0,
-  streaming = 1,  // ld/st .cs: evict first
-  prefetch = 2,   // ld .L2::256B: fetch the whole 256-byte L2 sector group (sm_80 on; a plain load before)
 };
 
 // The L2 prefetch qualifier exists from sm_80 (Ampere); code for older
@@ -115,8 +113,8 @@ __device__ __forceinline__ void final_sum(const double* partials, int count, voi
 
 // One element-wise op over n elements: U vectors per thread per iteration,
 // all loaded before any is used, grid-stride over the rest.
-template <class T, int OP, int CS, int U, int BT>
-__global__ void __launch_bounds__(BT) stream_k(stream_args a) {
+template <class T, int OP, int CS, int U>
+__device__ __forceinline__ void stream_k(const stream_args& a) {
   constexpr int W = pack<T>::width;
   const T s = static_cast<T>(a.scalar);
   const std::size_t nvec = a.n / W;
@@ -187,7 +185,7 @@ __device__ __forceinline__ double dot_share(const void* pa, const void* pb, std:
 }
 
 template <class T, int CS>
-__global__ void __launch_bounds__(block_threads) dot_coop_k(stream_args a, double* partials) {
+__device__ __forceinline__ void dot_coop_k(const stream_args& a, double* partials) {
   const double b = block_sum(dot_share<T, CS, 4>(a.in1, a.in2, a.n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
   cg::this_grid().sync();
@@ -195,13 +193,13 @@ __global__ void __launch_bounds__(block_threads) dot_coop_k(stream_args a, doubl
 }
 
 template <class T, int CS>
-__global__ void __launch_bounds__(block_threads) dot_partial_k(stream_args a, double* partials) {
+__device__ __forceinline__ void dot_partial_k(const stream_args& a, double* partials) {
   const double b = block_sum(dot_share<T, CS, 4>(a.in1, a.in2, a.n));
   if (threadIdx.x == 0) partials[blockIdx.x] = b;
 }
 
 template <class T>
-__global__ void __launch_bounds__(block_threads) dot_final_k(const double* partials, int count, void* r) {
+__device__ __forceinline__ void dot_final_k(const double* partials, int count, void* r) {
   final_sum<T>(partials, count, r);
 }
 
@@ -292,7 +290,7 @@ __device__ __forceinline__ double run_segment(const kprogram& p, const ksegment&
 }
 
 template <class T>
-__global__ void __launch_bounds__(block_threads) program_coop_k(const __grid_constant__ kprogram p) {
+__device__ __forceinline__ void program_coop_k(const kprogram& p) {
   cg::grid_group grid = cg::this_grid();
   for (int g = 0; g < p.nsegments; ++g) {
     const ksegment& sg = p.segments[g];
@@ -308,7 +306,7 @@ __global__ void __launch_bounds__(block_threads) program_coop_k(const __grid_con
 }
 
 template <class T>
-__global__ void __launch_bounds__(block_threads) program_split_k(const __grid_constant__ kprogram p, int g) {
+__device__ __forceinline__ void program_split_k(const kprogram& p, int g) {
   const ksegment& sg = p.segments[g];
   const double acc = run_segment<T>(p, sg);
   if (sg.dot >= 0) {
@@ -317,179 +315,55 @@ __global__ void __launch_bounds__(block_threads) program_split_k(const __grid_co
   }
 }
 
-// ---- launch helpers --------------------------------------------------------------
-
-// The fast path's shapes, picked at run time for tuning (ROSTER_CUDA_VARIANT).
-// Persistent grids (the blocks resident at once, grid-stride): 0: 4 vectors
-// per thread per iteration; 1: the same with the streaming cache policy;
-// 2: 2 vectors; 3: 8 vectors. Full grids (one block per 256 x U vectors, as
-// BabelStream sizes its grid): 4: U = 1; 5: U = 2; 6: U = 4;
-// 7: U = 1 with the streaming policy; 8: U = 1 with 256-byte L2 prefetch;
-// 9: U = 2, prefetch; 10: U = 1 in blocks of 1024 threads; 11: of 512;
-// 12 (the default): 4 for fill, copy and mul, 10 for add, triad and nstream.
-int g_variant = default_variant;  // measured best on the H200 (bench/results/cuda.md)
-
-// hint, vectors per thread per iteration, full grid.
-// hint, vectors per thread per iteration, full grid, threads per block.
-// (12 is 4 for one-input ops and 10 for two-input ops: see shape_for.)
-constexpr int hint_of[variant_count] = {plain,    streaming, plain, plain, plain, plain, plain,
-                                        streaming, prefetch, prefetch, plain, plain, plain};
-constexpr int unroll_of[variant_count] = {4, 4, 2, 8, 1, 2, 4, 1, 1, 2, 1, 1, 1};
-constexpr bool full_of[variant_count] = {false, false, false, false, true, true, true,
-                                         true,  true,  true,  true,  true,  true};
-constexpr int block_of[variant_count] = {256, 256, 256, 256, 256, 256, 256, 256, 256, 256, 1024, 512, 256};
-
-// The shape an op runs with: the mixed default (12) gives add, triad and
-// nstream (two or three inputs) 1024-thread blocks, which measured up to
-// 0.6% faster for them and 5% slower for copy and mul on the H200.
-int shape_for(int op) {
-  if (g_variant != default_variant) return g_variant;
-  return op == k_add || op == k_triad || op == k_nstream ? 10 : 4;
-}
-
-template <class T, int V>
-const void* stream_kernel_v(int op) {
-  constexpr int cs = hint_of[V];
-  constexpr int u = unroll_of[V];
-  constexpr int bt = block_of[V];
-  switch (op) {
-    case k_fill: return reinterpret_cast<const void*>(&stream_k<T, k_fill, cs, u, bt>);
-    case k_copy: return reinterpret_cast<const void*>(&stream_k<T, k_copy, cs, u, bt>);
-    case k_mul: return reinterpret_cast<const void*>(&stream_k<T, k_mul, cs, u, bt>);
-    case k_add: return reinterpret_cast<const void*>(&stream_k<T, k_add, cs, u, bt>);
-    case k_triad: return reinterpret_cast<const void*>(&stream_k<T, k_triad, cs, u, bt>);
-    case k_nstream: return reinterpret_cast<const void*>(&stream_k<T, k_nstream, cs, u, bt>);
-    default: return nullptr;
-  }
-}
-
-template <class T>
-const void* stream_kernel_of(int op) {
-  switch (shape_for(op)) {
-    case 1: return stream_kernel_v<T, 1>(op);
-    case 2: return stream_kernel_v<T, 2>(op);
-    case 3: return stream_kernel_v<T, 3>(op);
-    case 4: return stream_kernel_v<T, 4>(op);
-    case 5: return stream_kernel_v<T, 5>(op);
-    case 6: return stream_kernel_v<T, 6>(op);
-    case 7: return stream_kernel_v<T, 7>(op);
-    case 8: return stream_kernel_v<T, 8>(op);
-    case 9: return stream_kernel_v<T, 9>(op);
-    case 10: return stream_kernel_v<T, 10>(op);
-    case 11: return stream_kernel_v<T, 11>(op);
-    default: return stream_kernel_v<T, 0>(op);
-  }
-}
-
-template <class T, int H>
-const void* dot_kernel_h(bool coop) {
-  return coop ? reinterpret_cast<const void*>(&dot_coop_k<T, H>) : reinterpret_cast<const void*>(&dot_partial_k<T, H>);
-}
-
-template <class T>
-const void* dot_kernel_of(bool coop) {
-  switch (hint_of[shape_for(k_dot)]) {
-    case streaming: return dot_kernel_h<T, streaming>(coop);
-    case prefetch: return dot_kernel_h<T, prefetch>(coop);
-    default: return dot_kernel_h<T, plain>(coop);
-  }
-}
-
-const void* kernel_of(kernel_id k, bool f64) {
-  switch (k) {
-    case kernel_id::program_coop:
-      return f64 ? reinterpret_cast<const void*>(&program_coop_k<double>)
-                 : reinterpret_cast<const void*>(&program_coop_k<float>);
-    case kernel_id::program_split:
-      return f64 ? reinterpret_cast<const void*>(&program_split_k<double>)
-                 : reinterpret_cast<const void*>(&program_split_k<float>);
-    case kernel_id::dot_coop: return f64 ? dot_kernel_of<double>(true) : dot_kernel_of<float>(true);
-    case kernel_id::dot_partial: return f64 ? dot_kernel_of<double>(false) : dot_kernel_of<float>(false);
-    case kernel_id::stream:
-      return f64 ? stream_kernel_of<double>(k_triad) : stream_kernel_of<float>(k_triad);
-  }
-  return nullptr;
-}
+// ---- the kernels, by name -------------------------------------------------------
 
 }  // namespace
-
-void set_variant(int v) noexcept { g_variant = v >= 0 && v < variant_count ? v : default_variant; }
-
-int stream_block(kop op) noexcept { return block_of[shape_for(op)]; }
-
-int stream_grid(kop op, std::uint64_t n, bool f64, int resident) noexcept {
-  const int v = shape_for(op);
-  const std::uint64_t vectors = n / (f64 ? 2 : 4) + 1;  // + 1: the scalar tail needs a block too
-  const std::uint64_t per_block = std::uint64_t(block_of[v]) * unroll_of[v];
-  const std::uint64_t need = (vectors + per_block - 1) / per_block;
-  if (full_of[v]) return static_cast<int>(need < 0x7fffffffu ? need : 0x7fffffffu);
-  return static_cast<int>(need < static_cast<std::uint64_t>(resident) ? need : resident);
-}
-
-int blocks_per_sm(kernel_id k, bool f64, int* out) noexcept {
-  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, kernel_of(k, f64), block_threads, 0));
-}
-
-int stream_blocks_per_sm(kop op, bool f64, int* out) noexcept {
-  const void* k = f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
-  return static_cast<int>(cudaOccupancyMaxActiveBlocksPerMultiprocessor(out, k, block_of[shape_for(op)], 0));
-}
-
-const void* stream_kernel(kop op, bool f64) noexcept {
-  return f64 ? stream_kernel_of<double>(op) : stream_kernel_of<float>(op);
-}
-
-cudaError_t launch_stream(const kstep& st, std::uint64_t n, bool f64, int grid, cudaStream_t s) noexcept {
-  stream_args a{st.out, st.in1, st.in2, st.scalar, n};
-  void* args[] = {&a};
-  const void* k = stream_kernel(static_cast<kop>(st.op), f64);
-  if (k == nullptr) return cudaErrorInvalidValue;
-  return cudaLaunchKernel(k, dim3(grid), dim3(block_of[shape_for(st.op)]), args, 0, s);
-}
-
-cudaError_t launch_dot_coop(const kstep& st, std::uint64_t n, bool f64, double* partials, int grid,
-                            cudaStream_t s) noexcept {
-  stream_args a{st.out, st.in1, st.in2, 0.0, n};
-  void* args[] = {&a, &partials};
-  return cudaLaunchCooperativeKernel(kernel_of(kernel_id::dot_coop, f64), dim3(grid), dim3(block_threads), args, 0,
-                                     s);
-}
-
-cudaError_t launch_dot_split(const kstep& st, std::uint64_t n, bool f64, double* partials, int grid,
-                             cudaStream_t s) noexcept {
-  stream_args a{st.out, st.in1, st.in2, 0.0, n};
-  void* args[] = {&a, &partials};
-  cudaError_t e =
-      cudaLaunchKernel(kernel_of(kernel_id::dot_partial, f64), dim3(grid), dim3(block_threads), args, 0, s);
-  if (e != cudaSuccess) return e;
-  if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  void* out = st.out;
-  void* fargs[] = {&partials, &grid, &out};
-  const void* fk = f64 ? reinterpret_cast<const void*>(&dot_final_k<double>)
-                       : reinterpret_cast<const void*>(&dot_final_k<float>);
-  return cudaLaunchKernel(fk, dim3(1), dim3(block_threads), fargs, 0, s);
-}
-
-cudaError_t launch_program_coop(const kprogram& p, bool f64, int grid, cudaStream_t s) noexcept {
-  void* args[] = {const_cast<kprogram*>(&p)};
-  return cudaLaunchCooperativeKernel(kernel_of(kernel_id::program_coop, f64), dim3(grid), dim3(block_threads), args,
-                                     0, s);
-}
-
-cudaError_t launch_segment_split(const kprogram& p, int seg, bool f64, int grid, cudaStream_t s) noexcept {
-  void* args[] = {const_cast<kprogram*>(&p), &seg};
-  cudaError_t e =
-      cudaLaunchKernel(kernel_of(kernel_id::program_split, f64), dim3(grid), dim3(block_threads), args, 0, s);
-  if (e != cudaSuccess) return e;
-  const ksegment& sg = p.segments[seg];
-  if (sg.dot < 0) return cudaSuccess;
-  if ((e = cudaGetLastError()) != cudaSuccess) return e;
-  double* partials = p.partials;
-  void* out = p.steps[sg.dot].out;
-  void* fargs[] = {&partials, &grid, &out};
-  const void* fk = f64 ? reinterpret_cast<const void*>(&dot_final_k<double>)
-                       : reinterpret_cast<const void*>(&dot_final_k<float>);
-  return cudaLaunchKernel(fk, dim3(1), dim3(block_threads), fargs, 0, s);
-}
-
 }  // namespace roster::cuda::detail
+
+using namespace roster::cuda::detail;
+
+// The fast path: one kernel per type, op and shape (kernels.hpp's tables).
+#define ROSTER_IMPL_STREAM(TN, T, OP, S)                                                                       \
+  extern "C" __global__ void __launch_bounds__(block_of[S]) roster_stream_##TN##_##OP##_s##S(stream_args a) { \
+    stream_k<T, k_##OP, hint_of[S], unroll_of[S]>(a);                                                          \
+  }
+#define ROSTER_IMPL_STREAM_OPS(TN, T, S)                                                                       \
+  ROSTER_IMPL_STREAM(TN, T, fill, S) ROSTER_IMPL_STREAM(TN, T, copy, S) ROSTER_IMPL_STREAM(TN, T, mul, S)      \
+  ROSTER_IMPL_STREAM(TN, T, add, S) ROSTER_IMPL_STREAM(TN, T, triad, S) ROSTER_IMPL_STREAM(TN, T, nstream, S)
+#define ROSTER_IMPL_STREAM_SHAPES(TN, T)                                                                       \
+  ROSTER_IMPL_STREAM_OPS(TN, T, 0) ROSTER_IMPL_STREAM_OPS(TN, T, 1) ROSTER_IMPL_STREAM_OPS(TN, T, 2)           \
+  ROSTER_IMPL_STREAM_OPS(TN, T, 3) ROSTER_IMPL_STREAM_OPS(TN, T, 4) ROSTER_IMPL_STREAM_OPS(TN, T, 5)           \
+  ROSTER_IMPL_STREAM_OPS(TN, T, 6) ROSTER_IMPL_STREAM_OPS(TN, T, 7) ROSTER_IMPL_STREAM_OPS(TN, T, 8)           \
+  ROSTER_IMPL_STREAM_OPS(TN, T, 9) ROSTER_IMPL_STREAM_OPS(TN, T, 10) ROSTER_IMPL_STREAM_OPS(TN, T, 11)
+ROSTER_IMPL_STREAM_SHAPES(f32, float)
+ROSTER_IMPL_STREAM_SHAPES(f64, double)
+
+// The dot: one cooperative launch, or partials and a final sum; by cache hint.
+#define ROSTER_IMPL_DOT(TN, T, H)                                                                              \
+  extern "C" __global__ void __launch_bounds__(block_threads)                                                 \
+      roster_dot_coop_##TN##_h##H(stream_args a, double* partials) {                                          \
+    dot_coop_k<T, H>(a, partials);                                                                             \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(block_threads)                                                 \
+      roster_dot_partial_##TN##_h##H(stream_args a, double* partials) {                                       \
+    dot_partial_k<T, H>(a, partials);                                                                          \
+  }
+ROSTER_IMPL_DOT(f32, float, 0) ROSTER_IMPL_DOT(f32, float, 1) ROSTER_IMPL_DOT(f32, float, 2)
+ROSTER_IMPL_DOT(f64, double, 0) ROSTER_IMPL_DOT(f64, double, 1) ROSTER_IMPL_DOT(f64, double, 2)
+
+// The final sum of a dot's partials, and the program interpreter.
+#define ROSTER_IMPL_PROGRAM(TN, T)                                                                             \
+  extern "C" __global__ void __launch_bounds__(block_threads)                                                 \
+      roster_dot_final_##TN(const double* partials, int count, void* r) {                                     \
+    dot_final_k<T>(partials, count, r);                                                                        \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(block_threads)                                                 \
+      roster_program_coop_##TN(const __grid_constant__ kprogram p) {                                          \
+    program_coop_k<T>(p);                                                                                      \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(block_threads)                                                 \
+      roster_program_split_##TN(const __grid_constant__ kprogram p, int g) {                                  \
+    program_split_k<T>(p, g);                                                                                  \
+  }
+ROSTER_IMPL_PROGRAM(f32, float)
+ROSTER_IMPL_PROGRAM(f64, double)

@@ -1,38 +1,11 @@
-// The CUDA backend's registration: its entry points (open and enumerate),
-// backend, precedence, capability and one built-in kernel entry per op and
-// element type (with no launcher of its own: a call of one runs in the
-// program's one launch, as device::dispatch maps it onto the built-in step),
-// and the anchor that keeps it linked.
-
-#include "adapters.hpp"
-#include "driver.hpp"
-
+// The compiled CUDA backend: open, enumerate and the registration.
+// detail/registration-inl.hpp compiled once; in header-only mode (and in a
+// ROSTER_SOURCE file) <roster/backends/cuda.hpp> includes it instead.
 #include <roster/backends/cuda.hpp>
-
-namespace roster::cuda {
-
-expected<std::unique_ptr<device>> backend::open(open_key, std::uint32_t ordinal) { return device::open(ordinal); }
-
-expected<std::vector<adapter_info>> backend::enumerate() {
-  auto count = detail::device_count();
-  if (!count) {
-    // No GPU, no driver, an old driver or none visible: nothing to list (open says why).
-    if (count.error().code() == errc::unavailable) return std::vector<adapter_info>{};
-    return std::move(count).error();
-  }
-  std::vector<adapter_info> out;
-  out.reserve(static_cast<std::size_t>(*count));
-  for (int i = 0; i < *count; ++i) {
-    auto a = detail::describe_adapter(i);
-    if (!a) return std::move(a).error();
-    out.push_back(std::move(*a));
-  }
-  return out;
-}
-
-}  // namespace roster::cuda
-
-ROSTER_REGISTER_BACKEND(roster::cuda::backend);
+#if !defined(ROSTER_IMPL_WITH_INL)
+#  include <roster/backends/cuda/detail/registration-inl.hpp>
+#endif
 
 // The symbol ROSTER_USE_BACKEND(cuda) and the installed packages refer to.
 ROSTER_DEFINE_BACKEND_ANCHOR(cuda);
+

@@ -1,9 +1,10 @@
 // A stand-in for the NVIDIA driver's library libcuda.so.1 that reports CUDA
-// 12.2, older than the CUDA runtime roster is built with. The runtime asks a
-// driver for its entry points through cuGetProcAddress; this one answers the
-// few the runtime needs to learn the driver's version, and nothing else, so
-// the runtime refuses it as an old driver (cudaErrorInsufficientDriver). For
-// tests/backends/cuda_driver_test.cpp's OldDriver cases only.
+// 12.2, older than the CUDA 13 toolkit that built roster's kernels. roster
+// opens it and calls cuInit and cuDriverGetVersion, then refuses it as an
+// old driver; the CUDA runtime (tests that link it) asks for its entry points
+// through cuGetProcAddress and refuses it too. It answers those few and
+// nothing else. For tests/backends/cuda_driver_test.cpp's OldDriver cases and
+// backends_messages_cuda_old_driver only.
 
 #include <cstring>
 

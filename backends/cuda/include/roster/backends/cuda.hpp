@@ -1,7 +1,9 @@
 #pragma once
-/// The CUDA backend: adapters through the CUDA runtime, and a device that
-/// runs a whole program as one cooperative launch where the card allows it.
-/// Needs no CUDA header, so a .cu file may include it too.
+/// The CUDA backend: adapters through the CUDA driver API (libcuda.so.1,
+/// opened at run time), and a device that runs a whole program as one
+/// cooperative launch where the card allows it, with kernels from a fat
+/// image committed to the repository. Needs no CUDA header, nvcc or CUDA
+/// library to build, so a .cu file may include it too.
 
 #include <roster/backend.hpp>
 #include <roster/config.hpp>
@@ -49,70 +51,78 @@ constexpr std::string_view to_string(grid_sync_mode m) noexcept { return m == gr
 
 /// Kernel launches a device has made, by kind (for tests and tuning).
 struct launch_counts {
-  std::uint64_t cooperative = 0;  ///< cudaLaunchCooperativeKernel calls
-  std::uint64_t plain = 0;        ///< cudaLaunchKernel calls
+  std::uint64_t cooperative = 0;  ///< cuLaunchCooperativeKernel calls
+  std::uint64_t plain = 0;        ///< cuLaunchKernel calls and users' launchers
 };
 
-/// Builds an error for a CUDA runtime code: the message ends with the code's
-/// name and number, e.g. "(cudaErrorInsufficientDriver, 35)", then the Fix: part.
-[[nodiscard]] ROSTER_API error make_cuda_error(int cuda_code, std::string_view what, std::string_view fix);
+/// Builds an error for a CUDA driver code (a CUresult): the message ends with
+/// the code's name and number, e.g. "(CUDA_ERROR_NO_DEVICE, 100)", then the Fix: part.
+[[nodiscard]] ROSTER_API ROSTER_INLINE error make_cuda_error(int cuda_code, std::string_view what,
+                                                             std::string_view fix);
 
 struct backend;
+namespace detail {
+struct kernel_set;
+}
 
-/// One opened CUDA adapter: buffers from cudaMalloc, work on its own stream.
+/// One opened CUDA adapter: buffers from cuMemAlloc in the device's primary
+/// context, work on its own stream.
 /// Not thread-safe: use one device per thread, or serialise the calls.
 class ROSTER_API device final : public roster::device {
  public:
-  ~device() override;
+  ROSTER_INLINE ~device() override;
   [[nodiscard]] const adapter_info& adapter() const noexcept override { return info_; }
-  [[nodiscard]] device_caps caps() const noexcept override;
-  [[nodiscard]] expected<void> synchronize() override;
-  [[nodiscard]] expected<void> dispatch_steps(std::span<const step> steps) override;
-  [[nodiscard]] expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override;
+  [[nodiscard]] ROSTER_INLINE device_caps caps() const noexcept override;
+  [[nodiscard]] ROSTER_INLINE expected<void> synchronize() override;
+  [[nodiscard]] ROSTER_INLINE expected<void> dispatch_steps(std::span<const step> steps) override;
+  [[nodiscard]] ROSTER_INLINE expected<duration_ns> timed_dispatch_steps(std::span<const step> steps) override;
 
   /// Returns how this device runs grid_sync now.
   [[nodiscard]] grid_sync_mode mode() const noexcept { return mode_; }
   /// Sets how this device runs grid_sync; native needs cooperative-launch support.
-  [[nodiscard]] expected<void> set_mode(grid_sync_mode m);
+  [[nodiscard]] ROSTER_INLINE expected<void> set_mode(grid_sync_mode m);
   /// Returns the launches made so far.
   [[nodiscard]] launch_counts launches() const noexcept { return counts_; }
   /// Returns the device pointer behind a live buffer of this device, or null.
-  [[nodiscard]] void* native_pointer(const buffer& b) const noexcept;
-  /// Returns the device's cudaStream_t (as void*), on which all its work runs.
+  [[nodiscard]] ROSTER_INLINE void* native_pointer(const buffer& b) const noexcept;
+  /// Returns the device's stream (a CUstream, which is a cudaStream_t, as void*), on which all its work runs.
   [[nodiscard]] void* native_stream() const noexcept { return stream_; }
 
   friend struct backend;  // opens it
 
  protected:
-  expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
-  expected<void> do_release(std::uint32_t slot) override;
-  bool owns(const buffer& b) const noexcept override;
-  expected<void> do_upload(const buffer& b, const void* src) override;
-  expected<void> do_download(const buffer& b, void* dst) override;
+  ROSTER_INLINE expected<std::uint32_t> do_allocate(element_type t, std::size_t n) override;
+  ROSTER_INLINE expected<void> do_release(std::uint32_t slot) override;
+  ROSTER_INLINE bool owns(const buffer& b) const noexcept override;
+  ROSTER_INLINE expected<void> do_upload(const buffer& b, const void* src) override;
+  ROSTER_INLINE expected<void> do_download(const buffer& b, void* dst) override;
   void on_split_wrapped() noexcept override { mode_ = grid_sync_mode::split; }
-  expected<bool> do_native(std::uint64_t kind, void* out) override;
-  expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override;
+  ROSTER_INLINE expected<bool> do_native(std::uint64_t kind, void* out) override;
+  ROSTER_INLINE expected<bool> do_native_buffer(const buffer& b, std::uint64_t kind, void* out) override;
 
  private:
   device() = default;
   /// Opens CUDA device `ordinal` (after CUDA_VISIBLE_DEVICES).
-  [[nodiscard]] static expected<std::unique_ptr<device>> open(std::uint32_t ordinal);
+  [[nodiscard]] static ROSTER_INLINE expected<std::unique_ptr<device>> open(std::uint32_t ordinal);
   struct slot {
     void* ptr = nullptr;
     element_type type = element_type::f64;
     std::size_t size = 0;
   };
-  [[nodiscard]] expected<void> activate() const;
-  [[nodiscard]] expected<void> run(std::span<const step> steps);
-  [[nodiscard]] expected<void> run_single(const step& only, bool f64);
-  [[nodiscard]] expected<void> launched(int cuda_error, std::string_view what, bool cooperative);
-  [[nodiscard]] expected<void> run_with_calls(std::span<const step> steps);
-  [[nodiscard]] expected<void> run_call(const kernel_call& call);
+  [[nodiscard]] ROSTER_INLINE expected<void> size_grids();
+  [[nodiscard]] ROSTER_INLINE expected<void> activate() const;
+  [[nodiscard]] ROSTER_INLINE expected<void> run(std::span<const step> steps);
+  [[nodiscard]] ROSTER_INLINE expected<void> run_single(const step& only, bool f64);
+  [[nodiscard]] ROSTER_INLINE expected<void> launched(int cuda_error, std::string_view what, bool cooperative);
+  [[nodiscard]] ROSTER_INLINE expected<void> run_with_calls(std::span<const step> steps);
+  [[nodiscard]] ROSTER_INLINE expected<void> run_call(const kernel_call& call);
 
   adapter_info info_;
   int ordinal_ = 0;
-  void* stream_ = nullptr;       // cudaStream_t
-  void* event_start_ = nullptr;  // cudaEvent_t
+  void* context_ = nullptr;      // CUcontext: the primary context, retained
+  detail::kernel_set* kernels_ = nullptr;  // the module loaded from the image, and its functions
+  void* stream_ = nullptr;       // CUstream (a cudaStream_t)
+  void* event_start_ = nullptr;  // CUevent
   void* event_stop_ = nullptr;
   double* partials_ = nullptr;   // one double per block of the largest grid
   int grid_stream_[2][8] = {}, grid_program_[2] = {}, grid_dot_[2] = {};  // [f64][op]: blocks resident at once
@@ -132,10 +142,22 @@ struct backend {
   /// Its users' kernels are launchers (roster::cuda::kernel).
   using kernel_payload = launcher;
   /// Opens CUDA device `ordinal`.
-  ROSTER_API static expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
+  ROSTER_API static ROSTER_INLINE expected<std::unique_ptr<device_type>> open(open_key, std::uint32_t ordinal);
   /// Lists the CUDA devices this process sees; empty without an NVIDIA GPU,
   /// a driver, or a visible device (open() then says which).
-  ROSTER_API static expected<std::vector<adapter_info>> enumerate();
+  ROSTER_API static ROSTER_INLINE expected<std::vector<adapter_info>> enumerate();
 };
 
 }  // namespace roster::cuda
+
+// The out-of-line code, by job: in header-only mode (and in a ROSTER_SOURCE
+// file) here, in library mode compiled once by src/<job>.cpp.
+#if defined(ROSTER_IMPL_WITH_INL)
+#  include <roster/backends/cuda/detail/adapters-inl.hpp>
+#  include <roster/backends/cuda/detail/device-inl.hpp>
+#  include <roster/backends/cuda/detail/dispatch-inl.hpp>
+#  include <roster/backends/cuda/detail/driver-inl.hpp>
+#  include <roster/backends/cuda/detail/errors-inl.hpp>
+#  include <roster/backends/cuda/detail/module-inl.hpp>
+#  include <roster/backends/cuda/detail/registration-inl.hpp>
+#endif
