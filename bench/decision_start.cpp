@@ -7,8 +7,12 @@
 //                          and roster::acquire of what it chose; the selector
 //                          rules the other backends out, so their APIs (the
 //                          Vulkan instance, the OpenCL loader) are never started
-//   start_roster_all       the same with no selector: every backend asked (shown,
-//                          not judged)
+//                          (shown beside the default row, not judged)
+//   start_roster_all       the same with no selector, every backend registered:
+//                          the default decision (judged: decision-start-default).
+//                          The decision starts only the APIs it needs (the
+//                          machine's GPU list comes from NVML and sysfs), so
+//                          on an NVIDIA node Vulkan and OpenCL stay unstarted
 // The three run in turn, in a rotating order, once per repetition.
 // usage: decision_start [--benchmark_repetitions=N] [--benchmark_out=FILE]
 // With --benchmark_out it writes Google Benchmark's JSON shape (real_time in
@@ -59,9 +63,16 @@ int child(const char* what) {
   }
   auto d = roster::decide();
   if (!d) return std::fprintf(stderr, "decision_start: %s\n", d.error().message().c_str()), 3;
+  const double decided = since(t0);
   auto dev = roster::acquire(d->spec.str());
   if (!dev) return std::fprintf(stderr, "decision_start: %s\n", dev.error().message().c_str()), 3;
-  std::printf("%.4f %s\n", since(t0), d->spec.str().c_str());
+  const double opened = since(t0);
+  std::printf("%.4f %s\n", opened, d->spec.str().c_str());
+  // Where the time went, for the log: the decision, then the open.
+  std::string left;
+  for (const auto& b : d->not_asked) left += (left.empty() ? "" : ",") + b;
+  std::fprintf(stderr, "decision_start: decided %.1f ms, opened %.1f ms later; not asked: %s\n", decided,
+               opened - decided, left.empty() ? "none" : left.c_str());
   return 0;
 }
 
@@ -125,9 +136,10 @@ int main(int argc, char** argv) {
                      modes[k].name);
         return 2;
       }
-      if (k == 1 && spec.rfind("cuda:", 0) != 0) {
-        std::fprintf(stderr, "decision_start: with ROSTER_DEVICE_SELECTOR='cuda:*' the decision chose %s\n",
-                     spec.c_str());
+      if (k != 0 && spec.rfind("cuda:", 0) != 0) {
+        std::fprintf(stderr, "decision_start: %s: the decision chose %s, not a CUDA device\nFix: run it on a node "
+                     "whose first circuit is a CUDA GPU, with no tuning records that prefer another API.\n",
+                     modes[k].name, spec.c_str());
         return 2;
       }
     }

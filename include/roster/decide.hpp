@@ -77,6 +77,10 @@ struct decision {
   std::optional<launcher_binding> launcher;  ///< under an MPI launcher
   std::vector<std::string> reasons;          ///< each part of the decision, e.g. "measurements: ..."
   std::vector<passed_over> passed;           ///< adapters passed over, and why
+  /// Backends not asked, their APIs not started: the machine's GPU list (NVML,
+  /// sysfs) and the records showed they cannot change the decision. Opening
+  /// the choice and its fallbacks failing, a decision asks them after all.
+  std::vector<std::string> not_asked;
 };
 
 /// Decides where to run what the request asks; also printed under ROSTER_TRACE.

@@ -7,6 +7,7 @@
 #include "test_backends.hpp"
 
 #include <roster/detail/decision/measure.hpp>
+#include <roster/detail/circuits/lazy_scan.hpp>
 #include <roster/detail/circuits/occupancy_reader.hpp>
 
 #include <gtest/gtest.h>
@@ -936,6 +937,152 @@ TEST_F(decide, rank_zeros_word_outlives_it_and_stale_words_are_removed) {
             0u)
       << name;
   EXPECT_FALSE(roster::detail::launcher_start_time(::getppid()).empty());
+}
+
+// The decision's lazy scan, over test backends a and b taken as GPU APIs it
+// may leave unasked, on a GPU list each test gives (in place of NVML and sysfs).
+class lazy_decide : public decide {
+ protected:
+  void TearDown() override {
+    roster::detail::set_lazy_scan_for_testing(std::nullopt);
+    decide::TearDown();
+  }
+  static void use_list(const std::vector<std::string>& pci, std::string source = "sysfs",
+                       std::vector<std::string> deferrable = {backend_a, backend_b}) {
+    roster::detail::lazy_scan_testing t;
+    t.deferrable = std::move(deferrable);
+    t.gpus.source = std::move(source);
+    for (const auto& p : pci) {
+      roster::detail::physical_gpu g;
+      g.vendor_id = 0x10de;
+      g.device_id = 0x2335;
+      g.pci_address = p;
+      t.gpus.gpus.push_back(g);
+    }
+    roster::detail::set_lazy_scan_for_testing(std::move(t));
+    refresh();
+  }
+  static roster::tuning_record triad_record(const roster::adapter_info& a, double gbps) {
+    roster::tuning_record r;
+    r.backend = a.backend;
+    r.device = roster::tuning_device_key(a);
+    r.driver_version = a.driver_version;
+    r.spec = a.spec();
+    r.name = a.name;
+    r.figures.push_back({roster::op::triad, roster::element_type::f64, gbps, 0.01});
+    return r;
+  }
+};
+
+TEST_F(lazy_decide, a_decision_starts_only_the_api_that_sees_every_gpu_and_the_whole_view_agrees) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  use_list({"0000:00:06.0"});
+  auto d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0) << "backend b's API was started";
+  EXPECT_EQ(d->not_asked, std::vector<std::string>{backend_b});
+  EXPECT_TRUE(std::any_of(d->reasons.begin(), d->reasons.end(),
+                          [](const std::string& r) { return r.starts_with("started: only what the decision needs"); }));
+  expect_all(every_route(), ga.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0) << "a route started backend b";
+  // The whole view asks it, and decides the same.
+  auto list = roster::circuits();
+  ASSERT_TRUE(list);
+  EXPECT_GT(enumerations_of<1>(), 0);
+  ASSERT_EQ(list->size(), 1u);
+  ASSERT_EQ(list->front().alternates.size(), 1u);
+  EXPECT_EQ(list->front().alternates.front().spec(), gb.spec());
+  auto whole = roster::decide();
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->spec.str(), ga.spec());
+  EXPECT_TRUE(whole->not_asked.empty());
+}
+
+TEST_F(lazy_decide, a_gpu_no_asked_api_sees_or_an_unreadable_list_starts_the_next) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:07.0");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  use_list({"0000:00:06.0", "0000:00:07.0"});
+  auto d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_GT(enumerations_of<1>(), 0) << "the GPU at 07 is seen by backend b alone";
+  EXPECT_TRUE(d->not_asked.empty());
+  set_adapters<1>({make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0")});
+  use_list({}, "");  // NVML and sysfs unreadable
+  d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_GT(enumerations_of<1>(), 0);
+  EXPECT_TRUE(d->not_asked.empty());
+}
+
+TEST_F(lazy_decide, a_record_of_a_backend_left_out_that_could_lead_starts_it_and_a_slower_one_does_not) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 100), triad_record(gb, 200)}));
+  use_list({"0000:00:06.0"});
+  auto d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), gb.spec()) << "b measured faster beyond the noise";
+  EXPECT_GT(enumerations_of<1>(), 0);
+  set_adapters<1>({gb});  // resets the count
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 200), triad_record(gb, 100)}));
+  use_list({"0000:00:06.0"});
+  d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0) << "b's slower record cannot put it ahead";
+}
+
+TEST_F(lazy_decide, a_choice_that_does_not_open_asks_the_backends_left_out) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  set_failing<0>({ga.ordinal});
+  use_list({"0000:00:06.0"});
+  roster::device* dev = roster::try_primary_device();
+  ASSERT_NE(dev, nullptr);
+  EXPECT_EQ(dev->adapter().spec(), gb.spec());
+  EXPECT_GT(enumerations_of<1>(), 0);
+}
+
+TEST_F(lazy_decide, the_backend_whose_record_might_lead_is_the_one_asked) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto soft = cpu_adapter(backend_host, true, "software rasterizer");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  set_adapters<2>({soft});
+  const std::vector<std::string> all{backend_a, backend_b, backend_host};
+  // A software adapter's record (no UUID: SPEC/NAME) slower than every asked
+  // adapter's, and b's slower than a's: only a is asked.
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 200), triad_record(gb, 100),
+                                                             triad_record(soft, 50)}));
+  use_list({"0000:00:06.0"}, "sysfs", all);
+  auto d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec());
+  EXPECT_EQ(enumerations_of<1>(), 0);
+  EXPECT_EQ(enumerations_of<2>(), 0);
+  // The software record faster than a's: its backend is asked, b (next in rank) is not.
+  set_adapters<1>({gb});
+  set_adapters<2>({soft});
+  ASSERT_TRUE(roster::save_tuning(tuning_file(), std::vector{triad_record(ga, 200), triad_record(gb, 100),
+                                                             triad_record(soft, 400)}));
+  use_list({"0000:00:06.0"}, "sysfs", all);
+  d = roster::decide();
+  ASSERT_TRUE(d) << d.error().message();
+  EXPECT_EQ(d->spec.str(), ga.spec()) << "a discrete GPU's circuit comes before the host's";
+  EXPECT_EQ(enumerations_of<1>(), 0) << "b was asked in rank order";
+  EXPECT_GT(enumerations_of<2>(), 0);
+  EXPECT_EQ(d->not_asked, std::vector<std::string>{backend_b});
 }
 
 }  // namespace

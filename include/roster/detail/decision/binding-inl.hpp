@@ -103,8 +103,9 @@ ROSTER_INLINE expected<rank_binding> detail::bind_with(const std::optional<bind_
                           "PALS_RANKID", "FLUX_TASK_RANK", "JSM_NAMESPACE_RANK"})
       if (auto t = detail::env_text(v); t && b.world_rank < 0)
         if (auto n = detail::parse_uint(detail::trim(*t), 1u << 30)) b.world_rank = static_cast<int>(*n);
-    if (auto list = circuits())
-      for (const circuit* c : detail::rank_pool(*list)) b.pool.push_back(c->identity());
+    // The pool of the scan the decision stood on (its lazy one: no API it left out is started).
+    if (const auto* snap = detail::decision_circuits(); !snap->failure)
+      for (const circuit* c : detail::rank_pool(snap->circuits)) b.pool.push_back(c->identity());
     if (d->launcher) {
       b.launcher = d->launcher->rank;
       b.policy = d->launcher->policy.str() + " (" + d->launcher->policy.source + ")";

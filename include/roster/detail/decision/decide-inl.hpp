@@ -238,7 +238,7 @@ inline void trace_decision(const decision_request& r, const decision& d) {
 }
 
 // The inputs' part of the reasons.
-inline void input_reasons(const std::optional<requirement>& req, decision& d) {
+inline void input_reasons(const std::optional<requirement>& req, const circuits_snapshot& snap, decision& d) {
   if (auto sel = env_nonblank(env_device_selector))
     d.reasons.push_back("selector: ROSTER_DEVICE_SELECTOR='" + detail::printable(*sel) + "'");
   else
@@ -250,10 +250,18 @@ inline void input_reasons(const std::optional<requirement>& req, decision& d) {
                           : std::string("require: none"));
   // A backend missing from the circuits because its enumerator failed (a bad
   // ROSTER_CPU_THREADS, say) is said, or the choice would look deliberate.
-  for (const auto& f : enumeration_failures())
+  for (const auto& f : snap.failures)
     d.reasons.push_back("backend " + detail::printable(f.backend) + ": left out, its enumerator failed: " +
                         detail::printable(f.error.what(), 512) + " (Fix: " + detail::printable(f.error.fix(), 512) +
                         ")");
+  if (!snap.not_asked.empty()) {
+    std::string names;
+    for (const auto& b : snap.not_asked) names += (names.empty() ? "" : ", ") + b;
+    d.reasons.push_back("started: only what the decision needs; not asked: " + names +
+                        " (every GPU on the machine's list is seen by a backend asked, and no record puts them "
+                        "ahead)");
+    d.not_asked = snap.not_asked;
+  }
 }
 
 // No adapter was kept: the Fix names the selector only where one is set
@@ -266,23 +274,35 @@ inline error no_circuit() {
                fix + "; ROSTER_TRACE=1 shows why each adapter was dropped");
 }
 
-inline expected<decision> decide_scanned(const decision_request& r) {
+// Decides on the decision's scan (decision_circuits: only the APIs the
+// decision needs), or on the whole one with `whole`: in measure mode, which
+// compares every API of a circuit, and when the lazy scan's circuits cannot
+// run the work or pass an adapter over for it (one left out might run it).
+inline expected<decision> decide_scanned(const decision_request& r, bool whole = false) {
   auto mode = tuning_mode_from_env();
   if (!mode) return std::move(mode).error();
   auto req = parsed_requirement_env();
   if (!req) return std::move(req).error();
+  if (*mode == tuning_mode::measure) whole = true;
+  const work_needs needs = needs_of(r);
+  const bool weighed = needs.p != nullptr || needs.ops.bits != 0 || needs.type.has_value();
   std::string measured;
   for (int pass = 0;; ++pass) {
     decision d;
-    auto list = circuits();
-    if (!list) return std::move(list).error();
-    if (list->empty()) {
+    const circuits_snapshot* snap = whole ? current_circuits() : decision_circuits();
+    if (snap->failure) return *snap->failure;
+    const std::span<const circuit> list(snap->circuits);
+    if (list.empty()) {
+      if (!snap->not_asked.empty()) {
+        whole = true;
+        continue;
+      }
       if (*req) return requirement_unmet(**req, "decision");
       return unexpected{no_circuit()};
     }
-    input_reasons(*req, d);
+    input_reasons(*req, *snap, d);
     std::optional<device_spec> named;
-    auto order = circuits_for(*list, r, d, named);
+    auto order = circuits_for(list, r, d, named);
     if (!order) return std::move(order).error();
     if (*mode == tuning_mode::measure && pass == 0) {
       // Measure what no record covers, once; then decide on the new records.
@@ -292,8 +312,12 @@ inline expected<decision> decide_scanned(const decision_request& r) {
       continue;
     }
     if (!measured.empty()) d.reasons.push_back("measure: " + measured);
-    choose_adapter(*order, needs_of(r), *mode == tuning_mode::off ? std::span<const tuning_record>{} : tuning_in_use(),
+    choose_adapter(*order, needs, *mode == tuning_mode::off ? std::span<const tuning_record>{} : tuning_in_use(),
                    named, d);
+    if (!snap->not_asked.empty() && (d.circuit == nullptr || (weighed && !d.passed.empty()))) {
+      whole = true;
+      continue;
+    }
     if (d.circuit == nullptr) {
       std::string why;
       for (const auto& p : d.passed) why += "\n  " + p.spec + ": " + p.reason;
@@ -414,18 +438,23 @@ ROSTER_INLINE std::vector<const circuit*> detail::rank_pool(std::span<const circ
   return pool;
 }
 
-ROSTER_INLINE expected<decision> decide(const decision_request& r) {
+namespace detail {
+// decide(), on the whole scan with `whole` (every API started).
+inline expected<decision> decide_with(const decision_request& r, bool whole) {
   try {
     if (r.program != nullptr)
       if (auto ok = validate(*r.program); !ok) return std::move(ok).error();
     backends_in_use pin;
-    auto d = detail::decide_scanned(r);
+    auto d = detail::decide_scanned(r, whole);
     if (d) detail::trace_decision(r, *d);
     return d;
   } catch (...) {
     return make_error(errc::out_of_memory, "decision: out of memory", "check the memory available to the process");
   }
 }
+}  // namespace detail
+
+ROSTER_INLINE expected<decision> decide(const decision_request& r) { return detail::decide_with(r, false); }
 
 ROSTER_INLINE const circuit* primary() noexcept {
   auto d = decide({});
@@ -481,10 +510,23 @@ inline device* open_host_cpu(std::string_view role) {
 }
 }  // namespace detail
 
+namespace detail {
+// Opens what a decision chose, else its fallbacks; when none opens and the
+// decision left backends unasked, decides again with every backend asked
+// (an alternate after a failure starts the APIs it needs) and opens that.
+inline device* open_decided_or_whole(const decision_request& r, const decision& d, std::string_view role) {
+  if (device* dev = open_decided(d, role)) return dev;
+  if (d.not_asked.empty()) return nullptr;
+  add_trace_line(std::string(role) + ": nothing the decision chose opens; asking the backends it left out");
+  if (auto whole = decide_with(r, true)) return open_decided(*whole, role);
+  return nullptr;
+}
+}  // namespace detail
+
 ROSTER_INLINE device* try_primary_device() noexcept {
   try {
     if (auto d = decide({})) {
-      if (device* dev = detail::open_decided(*d, "primary")) return dev;
+      if (device* dev = detail::open_decided_or_whole({}, *d, "primary")) return dev;
     } else {
       detail::add_trace_line("primary: " + std::string(d.error().what()));
     }
@@ -499,12 +541,12 @@ ROSTER_INLINE device* try_auxiliary_device() noexcept {
     decision_request r;
     r.role = role::auxiliary;
     if (auto d = decide(r)) {
-      if (device* dev = detail::open_decided(*d, "auxiliary")) return dev;
+      if (device* dev = detail::open_decided_or_whole(r, *d, "auxiliary")) return dev;
     } else {
       detail::add_trace_line("auxiliary: " + std::string(d.error().what()));
     }
     if (auto d = decide({}))
-      if (device* dev = detail::open_decided(*d, "auxiliary, falling back to the primary")) return dev;
+      if (device* dev = detail::open_decided_or_whole({}, *d, "auxiliary, falling back to the primary")) return dev;
     return detail::open_host_cpu("auxiliary, falling back to the host CPU");
   } catch (...) {
     return nullptr;
@@ -524,7 +566,7 @@ ROSTER_INLINE expected<device*> default_device() noexcept {
     }
     auto d = decide({});
     if (!d) return std::move(d).error().prepend("default device");
-    if (device* dev = detail::open_decided(*d, "default device")) return dev;
+    if (device* dev = detail::open_decided_or_whole({}, *d, "default device")) return dev;
     return make_error(errc::unavailable, "default device: " + d->spec.str() + " and its fallbacks do not open",
                       "ROSTER_TRACE=1 shows why each did not open; set ROSTER_DEVICE to a device that opens");
   } catch (...) {
@@ -534,8 +576,8 @@ ROSTER_INLINE expected<device*> default_device() noexcept {
 }
 
 namespace detail {
-inline expected<routed_device> route(const decision_request& r) {
-  auto d = decide(r);
+inline expected<routed_device> route(const decision_request& r, bool whole = false) {
+  auto d = decide_with(r, whole);
   if (!d) return std::move(d).error();
   routed_device out;
   std::vector<adapter_info> tries{d->adapter};
@@ -555,6 +597,7 @@ inline expected<routed_device> route(const decision_request& r) {
     out.decision = std::move(*d);
     return out;
   }
+  if (!d->not_asked.empty()) return route(r, true);  // ask the backends it left out
   std::string why;
   for (const auto& x : d->passed) why += "\n  " + x.spec + ": " + x.reason;
   return make_error(errc::unavailable, "no adapter can run this program" + why,

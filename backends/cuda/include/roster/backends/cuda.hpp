@@ -110,6 +110,7 @@ class ROSTER_API device final : public roster::device {
     std::size_t size = 0;
   };
   [[nodiscard]] ROSTER_INLINE expected<void> size_grids();
+  [[nodiscard]] ROSTER_INLINE expected<void> ready();
   [[nodiscard]] ROSTER_INLINE expected<void> activate() const;
   [[nodiscard]] ROSTER_INLINE expected<void> run(std::span<const step> steps);
   [[nodiscard]] ROSTER_INLINE expected<void> run_single(const step& only, bool f64);
@@ -120,7 +121,8 @@ class ROSTER_API device final : public roster::device {
   adapter_info info_;
   int ordinal_ = 0;
   void* context_ = nullptr;      // CUcontext: the primary context, retained
-  detail::kernel_set* kernels_ = nullptr;  // the module loaded from the image, and its functions
+  detail::kernel_set* kernels_ = nullptr;  // the module loaded from the image, and its functions; null until the first dispatch
+  int variant_ = 0;                        // the fast path's kernel shape (ROSTER_CUDA_VARIANT)
   void* stream_ = nullptr;       // CUstream (a cudaStream_t)
   void* event_start_ = nullptr;  // CUevent
   void* event_stop_ = nullptr;

@@ -72,14 +72,11 @@ ROSTER_INLINE expected<std::unique_ptr<device>> device::open(std::uint32_t ordin
     return detail::cuda_failure(e, spec, "cuDevicePrimaryCtxRetain");
   d->context_ = context;
   if (auto ok = d->activate(); !ok) return std::move(ok).error();
-  auto kernels = std::make_unique<detail::kernel_set>();
-  std::string what;
-  const int variant = settings->variant.value_or(detail::default_variant);
-  if (int e = detail::load_kernels(*kernels, variant, what); e != detail::cu_success) {
-    if (kernels->module != nullptr) (void)cu.cuModuleUnload(kernels->module);
-    return detail::cuda_failure(e, spec, what);
-  }
-  d->kernels_ = kernels.release();
+  // The kernels' module is loaded at the first dispatch (ready()), as the
+  // CUDA runtime loads a program's modules lazily: opening a device costs
+  // what a bare runtime start costs, and a process that only asks or binds
+  // pays nothing for the image.
+  d->variant_ = settings->variant.value_or(detail::default_variant);
   detail::cu_stream stream = nullptr;
   if (int e = cu.cuStreamCreate(&stream, detail::cu_stream_non_blocking); e != detail::cu_success)
     return detail::cuda_failure(e, spec, "cuStreamCreate");
@@ -89,8 +86,28 @@ ROSTER_INLINE expected<std::unique_ptr<device>> device::open(std::uint32_t ordin
   d->event_start_ = start;
   if (int e = cu.cuEventCreate(&stop, 0); e != detail::cu_success) return detail::cuda_failure(e, spec, "cuEventCreate");
   d->event_stop_ = stop;
-  if (auto ok = d->size_grids(); !ok) return std::move(ok).error();
   return d;
+}
+
+// Loads the kernels' module from the image and sizes the grids, once, before
+// the first dispatch (the context is current).
+ROSTER_INLINE expected<void> device::ready() {
+  if (kernels_ != nullptr) return {};
+  const detail::driver_api& cu = detail::api();
+  auto kernels = std::make_unique<detail::kernel_set>();
+  std::string what;
+  if (int e = detail::load_kernels(*kernels, variant_, what); e != detail::cu_success) {
+    if (kernels->module != nullptr) (void)cu.cuModuleUnload(kernels->module);
+    return detail::cuda_failure(e, info_.spec(), what);
+  }
+  kernels_ = kernels.release();
+  if (auto ok = size_grids(); !ok) {
+    (void)cu.cuModuleUnload(kernels_->module);
+    delete kernels_;
+    kernels_ = nullptr;
+    return ok;
+  }
+  return {};
 }
 
 // Grids: every kernel gets the blocks that fit on the card at once, so a

@@ -73,11 +73,13 @@ ROSTER_INLINE expected<void> device::run_single(const step& only, bool f64) {
 
 ROSTER_INLINE expected<void> device::dispatch_steps(std::span<const step> steps) {
   if (auto ok = activate(); !ok) return ok;
+  if (auto ok = ready(); !ok) return ok;
   return run(steps);
 }
 
 ROSTER_INLINE expected<duration_ns> device::timed_dispatch_steps(std::span<const step> steps) {
   if (auto ok = activate(); !ok) return std::move(ok).error();
+  if (auto ok = ready(); !ok) return std::move(ok).error();  // the module's load is not the program's time
   const detail::driver_api& cu = detail::api();
   auto stream = static_cast<detail::cu_stream>(stream_);
   auto start = static_cast<detail::cu_event>(event_start_), stop = static_cast<detail::cu_event>(event_stop_);
