@@ -85,7 +85,12 @@ __device__ __forceinline__ T apply(T out, T a, T b, T s) {
   else return out + a + s * b;  // nstream
 }
 
+}  // namespace
+
 // Sums v over the block; the result is valid in thread 0. Safe to call repeatedly.
+// Outside the anonymous namespace: its __shared__ array's name then carries no
+// hash of the file's path, so the image is the same from any checkout
+// (cuda_fatbin_fresh compares it byte for byte).
 __device__ __forceinline__ double block_sum(double v) {
   __shared__ double warp_sums[block_threads / 32];
   for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -99,6 +104,8 @@ __device__ __forceinline__ double block_sum(double v) {
   __syncthreads();  // warp_sums may be reused by the next call
   return v;
 }
+
+namespace {
 
 // Sums partials[0, count) with one block and stores the result in r[0].
 template <class T>

@@ -8,6 +8,7 @@
 #include <roster/detail/base/environment.hpp>
 #include <roster/detail/open/gpu_list.hpp>
 #include <roster/detail/circuits/lazy_scan.hpp>
+#include <roster/detail/circuits/listing.hpp>
 #include <roster/detail/circuits/occupancy_reader.hpp>
 #include <roster/detail/open/requirement.hpp>
 #include <roster/detail/base/text.hpp>
@@ -83,27 +84,6 @@ ROSTER_INLINE std::string describe(const adapter_info& a) {
 
 ROSTER_INLINE std::string describe(const circuit& c) {
   return "circuit " + std::to_string(c.index) + " " + describe(c.adapter);
-}
-
-// The record of an adapter, or null.
-inline const tuning_record* record_of(std::span<const tuning_record> records, const adapter_info& a) {
-  return records.empty() ? nullptr : find_tuning(records, a).record;
-}
-
-// Compares two records for work over `ops` and `type` (either element type
-// when unset: double first): > 0 when `candidate` is faster beyond the noise.
-inline int measured(const tuning_record* current, const tuning_record* candidate, op_set ops,
-                    std::optional<element_type> type) {
-  if (current == nullptr || candidate == nullptr) return 0;
-  if (type) return compare_records(*current, *candidate, ops, *type);
-  const int d = compare_records(*current, *candidate, ops, element_type::f64);
-  return d != 0 ? d : compare_records(*current, *candidate, ops, element_type::f32);
-}
-
-inline std::string triad_text(const tuning_record* r) {
-  if (r == nullptr) return "no record";
-  const auto t = r->triad_bandwidth();
-  return t ? "triad " + fixed(*t) + " GB/s" : "no triad figure";
 }
 
 ROSTER_INLINE void order_adapters(std::vector<adapter_info>& adapters, std::span<const tuning_record> records,
@@ -194,13 +174,6 @@ inline std::string merge_reason(const candidate& c, const group& g) {
   return "";
 }
 
-// What the environment asks of a scan: the selector, the requirement and the records.
-struct scan_inputs {
-  selector sel;
-  std::optional<requirement> req;
-  std::span<const tuning_record> records;
-};
-
 inline expected<scan_inputs> read_inputs(std::vector<std::string>& lines) {
   scan_inputs in;
   auto sel = selector_from_env();
@@ -223,15 +196,6 @@ inline expected<scan_inputs> read_inputs(std::vector<std::string>& lines) {
   return in;
 }
 
-// The backends a decision may leave unasked: built-in GPU APIs whose
-// adapters are the PCI devices of the machine's GPU list, or software
-// devices of type cpu (lavapipe, PoCL) that merge into the host CPU's
-// circuit. Any other backend (the CPU's, a plugin's) is always asked.
-struct lazy_scan_hook {
-  std::mutex mutex;
-  std::optional<lazy_scan_testing> replaced;
-};
-
 ROSTER_API ROSTER_INLINE lazy_scan_hook& the_lazy_scan_hook() noexcept {
   static lazy_scan_hook h;  // function-local: no global constructor
   return h;
@@ -241,156 +205,6 @@ ROSTER_INLINE void set_lazy_scan_for_testing(std::optional<lazy_scan_testing> t)
   auto& h = the_lazy_scan_hook();
   std::lock_guard lock(h.mutex);
   h.replaced = std::move(t);
-}
-
-inline bool deferrable_backend(std::string_view id) {
-  auto& h = the_lazy_scan_hook();
-  std::lock_guard lock(h.mutex);
-  if (h.replaced)
-    return std::find(h.replaced->deferrable.begin(), h.replaced->deferrable.end(), id) != h.replaced->deferrable.end();
-  return id == "cuda" || id == "vulkan" || id == "opencl";
-}
-
-// The machine's GPU list as the lazy scan reads it.
-inline physical_gpus lazy_scan_gpus() {
-  {
-    auto& h = the_lazy_scan_hook();
-    std::lock_guard lock(h.mutex);
-    if (h.replaced) return h.replaced->gpus;
-  }
-  return machine_gpus();
-}
-
-// A backend a lazy scan has not asked yet.
-struct registered_backend_view {
-  std::string_view id;
-  const backend_entry* entry = nullptr;
-};
-
-// Whether the backends asked so far settle the decision, so that those in
-// `left` need not be started; else says in `why` what one of them might
-// change and returns in `next` the one to ask (the one whose record might
-// lead, else the first left). Settled when the machine's GPU list (NVML and
-// sysfs: no API started) could be read, every GPU on it that the vendor masks
-// keep is seen by an adapter asked, and no record of a backend left out
-// could put its adapter ahead: one that leads, or one that measured faster
-// beyond the noise than an asked adapter it could share a circuit with (of
-// the same UUID; any asked adapter for a record of a device without a UUID,
-// such as lavapipe's or PoCL's, or of a model). A circuit whose preferred
-// adapter has no record is never reordered by one, as in order_adapters.
-inline bool settled_without(std::span<const std::pair<adapter_info, int>> listed,
-                            std::span<const registered_backend_view> left, const scan_inputs& in,
-                            const physical_gpus& view, std::string& why, std::size_t& next) {
-  next = 0;
-  if (view.source.empty()) {
-    why = "the machine's GPU list (NVML, sysfs) could not be read";
-    return false;
-  }
-  std::vector<adapter_info> asked;
-  asked.reserve(listed.size());
-  for (const auto& l : listed) asked.push_back(l.first);
-  const auto masks = vendor_masks::resolve(
-      [](const char* name) -> const char* {
-        auto v = env_text(name);
-        return v ? v->data() : nullptr;
-      },
-      asked, view);
-  for (const auto& g : view.gpus) {
-    adapter_info stand_in;
-    stand_in.type = device_type::discrete_gpu;
-    stand_in.vendor_id = g.vendor_id;
-    stand_in.device_id = g.device_id;
-    stand_in.pci_address = g.pci_address;
-    if (auto v = masks.judge(stand_in); v && !v->kept) continue;
-    const std::string pci = normalize_pci(g.pci_address);
-    const bool seen = std::any_of(asked.begin(), asked.end(), [&](const adapter_info& a) {
-      return (!pci.empty() && normalize_pci(a.pci_address) == pci) ||
-             (!g.uuid.empty() && a.has_uuid() && lower(a.uuid_string()) == g.uuid);
-    });
-    if (!seen) {
-      why = "the GPU at PCI " + (pci.empty() ? std::string("(unknown)") : pci) + " (" + view.source +
-            ") is seen by no backend asked yet";
-      return false;
-    }
-  }
-  for (std::size_t i = 0; i < left.size(); ++i)
-    for (const auto& r : in.records) {
-      if (r.backend != left[i].id) continue;
-      const bool by_uuid = r.device.rfind("model:", 0) != 0 && r.device.find('/') == std::string::npos;
-      bool beaten = !r.leads;
-      for (const auto& a : asked)
-        if (beaten && (!by_uuid || (a.has_uuid() && same_device_key(r.device, a.uuid_string()))))
-          beaten = measured(record_of(in.records, a), &r, {}, std::nullopt) <= 0;
-      if (!beaten) {
-        why = "its record of " + printable(r.device, 64) + " (" + triad_text(&r) +
-              (r.leads ? ", the standing preference" : "") + ") might put it ahead";
-        next = i;
-        return false;
-      }
-    }
-  return true;
-}
-
-// Every backend's adapters, except the backends the selector or the
-// requirement rules out, which are not asked (their API is never started).
-// With `lazy` (a decision's scan, no selector and no requirement set), the
-// GPU APIs are asked one at a time in rank order until the rest cannot
-// change the decision (settled_without); those left go to snap.not_asked.
-inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs& in, circuits_snapshot& snap,
-                                                               std::vector<std::string>& lines, bool lazy) {
-  std::vector<std::pair<adapter_info, int>> listed;
-  std::optional<std::string> named;  // ROSTER_DEVICE's backend: always asked
-  if (auto v = env_nonblank(env_device))
-    if (auto spec = parse_spec(*v)) named = spec->backend;
-  lazy = lazy && in.sel.empty() && !in.req;
-  std::vector<registered_backend_view> deferred;
-  auto ask = [&](const backend_entry& b) {
-    const std::string id(b.id());
-    auto list = enumerate_adapters(*b.registration);
-    if (!list) {
-      lines.push_back("backend " + id + ": dropped, its enumerator failed: " + std::string(list.error().what()));
-      snap.failures.push_back({id, list.error()});
-      return;
-    }
-    if (list->empty()) lines.push_back("backend " + id + ": no adapters");
-    for (auto& a : *list) {
-      if (a.backend.empty()) a.backend = id;
-      listed.emplace_back(std::move(a), b.rank);
-    }
-  };
-  for (const auto& b : registered_backends()) {
-    const std::string id(b.id());
-    if (auto conflict = backend_conflict(b.id()))  // acquire refuses this id
-      lines.push_back("backend " + id + ": conflict: " + conflict->message());
-    std::string why = in.sel.rules_out(b.id());
-    if (why.empty() && in.req) why = in.req->rules_out(b.id());
-    if (!why.empty()) {
-      lines.push_back("backend " + id + ": not asked: " + why);
-      continue;
-    }
-    if (lazy && deferrable_backend(id) && named != id) {
-      deferred.push_back({b.id(), &b});
-      continue;
-    }
-    ask(b);
-  }
-  if (deferred.empty()) return listed;
-  const physical_gpus view = lazy_scan_gpus();
-  std::string why;
-  for (std::size_t next = 0; !deferred.empty();) {
-    if (settled_without(listed, deferred, in, view, why, next)) break;
-    lines.push_back("backend " + std::string(deferred[next].id) + ": asked: " + why);
-    ask(*deferred[next].entry);
-    deferred.erase(deferred.begin() + static_cast<std::ptrdiff_t>(next));
-  }
-  for (const auto& d : deferred) {
-    lines.push_back("backend " + std::string(d.id) + ": not asked: the decision is settled without it (the machine's "
-                    "GPU list, from " + view.source + ", holds " + std::to_string(view.gpus.size()) +
-                    " GPUs, each seen by a backend asked or hidden by a mask, and no record of it could put it "
-                    "ahead); circuits() asks it");
-    snap.not_asked.emplace_back(d.id);
-  }
-  return listed;
 }
 
 // The adapters the vendor masks, the requirement and the selector keep.
@@ -613,7 +427,9 @@ inline const circuits_snapshot* scan(std::uint64_t generation, bool lazy = false
   }
   backends_in_use pin;
   nvml_warmup nvml_start;  // NVML starts beside the enumeration; the circuits read occupancy through it
-  auto listed = list_adapters(*in, *snap, lines, lazy);
+  std::vector<std::pair<std::string, error>> failed;
+  auto listed = list_adapters(*in, failed, snap->not_asked, lines, lazy);
+  for (auto& [id, e] : failed) snap->failures.push_back({std::move(id), std::move(e)});
   nvml_start.join();
   const auto kept = keep_adapters(listed, *in, lines);
   std::vector<ranked> out;

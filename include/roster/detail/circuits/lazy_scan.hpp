@@ -5,6 +5,7 @@
 #include <roster/config.hpp>
 #include <roster/detail/open/vendor_masks.hpp>
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,5 +22,14 @@ struct lazy_scan_testing {
 /// the built-in GPU APIs (cuda, vulkan, opencl) and NVML with sysfs. Takes
 /// effect at the next scan (call rescan()).
 ROSTER_API ROSTER_INLINE void set_lazy_scan_for_testing(std::optional<lazy_scan_testing> t);
+
+/// What set_lazy_scan_for_testing put in place, one per process.
+struct lazy_scan_hook {
+  std::mutex mutex;
+  std::optional<lazy_scan_testing> replaced;
+};
+
+/// Returns the process's hook.
+ROSTER_API ROSTER_INLINE lazy_scan_hook& the_lazy_scan_hook() noexcept;
 
 }  // namespace roster::detail
