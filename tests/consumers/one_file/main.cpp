@@ -4,7 +4,7 @@
 // device spec given: ./one_file cpu:0 vulkan:0 opencl:0
 #define ROSTER_SOURCE
 #include <roster/backends/cpu.hpp>     // registers "cpu"
-// <roster/backends/cuda.hpp> joins here once the CUDA backend compiles in a ROSTER_SOURCE file.
+#include <roster/backends/cuda.hpp>    // registers "cuda" (no CUDA header: opens libcuda.so.1 at run time)
 #include <roster/backends/opencl.hpp>  // registers "opencl" (needs <CL/cl.h>)
 #include <roster/backends/vulkan.hpp>  // registers "vulkan" (needs <vulkan/vulkan.h>)
 #include <roster/roster.hpp>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-// Prints "id: spec name; spec name" or "id: error: message" on one line.
+// Prints "id: spec name; spec name", "id: no adapter: why" or "id: error: message" on one line.
 static void list(const roster::backend_entry& b) {
   std::string line(b.id());
   auto adapters = roster::enumerate_adapters(*b.registration);
@@ -22,7 +22,11 @@ static void list(const roster::backend_entry& b) {
   } else {
     line += ":";
     for (const auto& a : *adapters) line += " " + a.spec() + " " + a.name + ";";
-    if (adapters->empty()) line += " no adapter";
+    // With none, the backend's own error says why (e.g. no NVIDIA driver) and its Fix.
+    if (adapters->empty()) {
+      auto dev = roster::acquire(std::string(b.id()) + ":0");
+      line += dev ? std::string(" no adapter") : " no adapter: " + dev.error().message();
+    }
   }
   for (char& c : line)
     if (c == '\n') c = ' ';
