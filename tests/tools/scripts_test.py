@@ -38,6 +38,8 @@ class TestSummary(unittest.TestCase):
         self.assertIn("skip not in", out)
         self.assertIn("backends_ops:registered/backend_ops.Fill/vulkan_1_native: vulkan:1 does not open here", out)
         self.assertNotIn("cuda_0_native:", out.split("skip not in", 1)[1])
+        # The failed test is named with its failed cases, so a log's tail says what failed.
+        self.assertIn("failed testlog-ci/core_registry: FAIL (cases: registry.x)", out)
         self.assertEqual(out.strip().splitlines()[-1], "2 passed, 1 failed, 2 skipped")
 
     def test_every_skip_listed_passes(self):
