@@ -14,6 +14,8 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -87,6 +89,29 @@ template <native_handles N>
       !ok)
     return std::move(ok).error();
   return out;
+}
+
+/// How a device's built-in kernels were made ready to run, once per device:
+/// CUDA's module load from its fat image (with the driver's compile of the
+/// PTX where the image has no SASS for the GPU), Vulkan's pipelines from the
+/// committed SPIR-V. roster::kernels_loaded(dev) returns it.
+struct code_load {
+  static constexpr std::uint64_t native_id = native_id_of("roster::code_load/1");
+  std::int64_t ns = 0;  ///< wall time of the one-time load
+  std::string how;      ///< what was loaded and how, e.g. "cuModuleLoadData: SASS sm_90 from the image, no JIT"
+};
+
+/// Returns how the device's built-in kernels were loaded, loading them now
+/// where the backend loads them at the first dispatch (CUDA does, so a
+/// process that only asks pays nothing); nothing for a backend that does not
+/// say (the CPU runs code compiled into the program). An error is the load's
+/// own (a driver that cannot run the image), as the first dispatch would give.
+[[nodiscard]] inline expected<std::optional<code_load>> kernels_loaded(device& d) {
+  code_load out;
+  auto got = detail::native_access::native(d, code_load::native_id, &out);
+  if (!got) return std::move(got).error();
+  if (!*got) return std::optional<code_load>{};
+  return std::optional<code_load>{std::move(out)};
 }
 
 }  // namespace roster

@@ -4,6 +4,7 @@
 
 #include <roster/acquire.hpp>
 #include <roster/backends/cuda.hpp>
+#include <roster/native.hpp>
 
 #include <gtest/gtest.h>
 
@@ -139,6 +140,42 @@ TEST(CudaAdapters, ReportIdentityFromTheRuntime) {
                 static_cast<unsigned long long>(a.memory_bytes >> 20), a.compute_units, a.driver_version.c_str(),
                 a.native_grid_sync ? "yes" : "no");
   }
+}
+
+// The kernels' module is loaded once, at the first dispatch or when asked
+// (roster::kernels_loaded), and the driver says which code runs: the image's
+// SASS for this GPU, or (CUDA_FORCE_PTX_JIT=1, or a GPU the image has no SASS
+// for) its PTX compiled at the load.
+TEST(CudaAdapters, KernelsLoadedSaysWhichCodeRuns) {
+  ROSTER_TEST_NEED_GPU();
+  auto d = roster::acquire("cuda:0");
+  ASSERT_TRUE(d) << d.error().message();
+  auto load = roster::kernels_loaded(**d);
+  ASSERT_TRUE(load) << load.error().message();
+  ASSERT_TRUE(load->has_value());
+  const roster::code_load first = **load;
+  EXPECT_GT(first.ns, 0);
+  std::printf("cuda:0 kernels loaded in %.1f ms: %s\n", static_cast<double>(first.ns) / 1e6, first.how.c_str());
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(first.how, m, std::regex("of the image \\(([a-z0-9_ ]+)\\)"))) << first.how;
+  const std::string image = " " + m[1].str() + " ";  // its SASS and PTX, e.g. "sm_75 ... sm_120 compute_75"
+  const char* force = std::getenv("CUDA_FORCE_PTX_JIT");
+  if (force != nullptr && std::string(force) == "1") {
+    EXPECT_NE(first.how.find("the driver compiled PTX compute_75"), std::string::npos) << first.how;
+  } else if (std::regex_search(first.how, m, std::regex("compiled PTX compute_[0-9]+ to (sm_[0-9]+)"))) {
+    EXPECT_EQ(image.find(" " + m[1].str() + " "), std::string::npos) << "JIT although the image has SASS for "
+                                                                     << m[1].str() << ": " << first.how;
+  } else {
+    ASSERT_TRUE(std::regex_search(first.how, m, std::regex("SASS (sm_[0-9]+) from the image, no JIT"))) << first.how;
+    EXPECT_NE(image.find(" " + m[1].str() + " "), std::string::npos) << image;
+  }
+  // Loaded once: a second ask and a dispatch reuse it.
+  fixture<float> f(**d);
+  buffer a = f.make(100), b = f.make(100);
+  f.check(program().copy(b, a), "copy after the load");
+  auto again = roster::kernels_loaded(**d);
+  ASSERT_TRUE(again && again->has_value());
+  EXPECT_EQ((*again)->ns, first.ns);
 }
 
 TEST(CudaAdapters, OrdinalPastTheLastIsNotFound) {

@@ -242,6 +242,15 @@ TEST(cpu_native, a_callable_that_throws_is_an_error_with_a_fix) {
   EXPECT_TRUE(n->run_on_threads([](unsigned, unsigned) {}));
 }
 
+// The CPU runs code compiled into the program: it has no load to report.
+TEST(cpu_native, kernels_loaded_is_nothing_on_the_cpu) {
+  auto d = roster::acquire("cpu:0");
+  ASSERT_TRUE(d) << d.error().message();
+  auto load = roster::kernels_loaded(**d);
+  ASSERT_TRUE(load) << load.error().message();
+  EXPECT_FALSE(load->has_value());
+}
+
 TEST(native_errors, a_cpu_device_asked_for_another_backends_handles) {
   auto d = open_cpu(2);
   auto b = d->allocate<float>(8);

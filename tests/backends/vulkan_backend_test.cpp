@@ -5,6 +5,8 @@
 #include <roster/acquire.hpp>
 #include <roster/backends/vulkan.hpp>
 
+#include <roster/native.hpp>
+
 #include <gtest/gtest.h>
 
 #include "../support/vulkan_validation.hpp"
@@ -89,6 +91,20 @@ TEST(vulkan_backend, acquire_applies_the_grid_sync_split) {
   auto adapters = roster::vulkan::backend::enumerate();
   ASSERT_TRUE(adapters);
   EXPECT_EQ(d->adapter().uuid, adapters->front().uuid);
+}
+
+// The pipelines are made at open from the committed SPIR-V: roster::kernels_loaded
+// says how long that took and how many (15 per element type), through the
+// grid-sync split that acquire wraps the device in.
+TEST(vulkan_backend, kernels_loaded_says_the_pipelines_made_at_open) {
+  auto d = open_vulkan();
+  ASSERT_TRUE(d);
+  auto load = roster::kernels_loaded(*d);
+  ASSERT_TRUE(load) << load.error().message();
+  ASSERT_TRUE(load->has_value());
+  EXPECT_GT((*load)->ns, 0);
+  const std::string want = "vkCreateComputePipelines: " + std::to_string(d->caps().f64 ? 30 : 15) + " pipelines";
+  EXPECT_NE((*load)->how.find(want), std::string::npos) << (*load)->how;
 }
 
 TEST(vulkan_backend, unknown_ordinal_is_a_clear_error) {

@@ -401,6 +401,31 @@ std::string run_on_terminal(const std::vector<std::string>& argv, const std::str
   return out;
 }
 
+// Under the GB/s table, how each adapter's built-in kernels were loaded
+// (roster::kernels_loaded): Vulkan's pipelines at open here (lavapipe), CUDA's
+// module on a GPU node. A backend that loads nothing (the CPU, the test
+// backends) has no row, and without any such adapter there is no section.
+TEST(Bench, KernelsLoadIsShownUnderTheTable) {
+  temp_dir cache;
+  auto cpu = info(real_info, {"bench", "--adapter", "cpu:0", "--size", "1K", "--reps", "1", "--no-save", "--no-kernels"},
+                  cache.path);
+  ASSERT_EQ(cpu.status, 0) << cpu.err;
+  EXPECT_EQ(cpu.out.find("Kernels' load"), std::string::npos) << cpu.out;
+#if defined(ROSTER_TEST_HAVE_VULKAN)
+  auto r = info(real_info, {"bench", "--adapter", "vulkan:0", "--adapter", "cpu:0", "--size", "1K", "--reps", "1",
+                            "--no-save", "--no-kernels"},
+                cache.path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto at = find_line(r.out, "Kernels' load, once per device (before its first program)");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  EXPECT_GT(at, r.out.find("GB/s, median of 1 reps")) << r.out;
+  EXPECT_TRUE(has_row(r.out, "vulkan:0 +[0-9.]+ [mun]?s +vkCreateComputePipelines: (15|30) pipelines from the "
+                             "committed SPIR-V, at open"))
+      << r.out;
+  EXPECT_FALSE(has_row(r.out, "cpu:0 +[0-9.]+ [mun]?s ")) << r.out;
+#endif
+}
+
 TEST(Bench, ProgressBarOnATerminal) {
   temp_dir cache;
   const std::string out =

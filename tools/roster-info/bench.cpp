@@ -5,6 +5,7 @@
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/select.hpp>
+#include <roster/native.hpp>
 #include <roster/noise_rule.hpp>
 #include <roster/output.hpp>
 
@@ -423,6 +424,8 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   }
   std::unique_ptr<device> d = std::move(*opened);
   res.info = d->adapter();
+  auto load = kernels_loaded(*d);  // before any dispatch: CUDA's module load is paid (and timed) here
+  load ? void(res.load = std::move(*load)) : res.errors.push_back(load.error());
   const device_caps caps = d->caps();
   const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
   std::vector<shape_case> cases = shape_cases(o, caps, res);

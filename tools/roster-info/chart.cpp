@@ -29,6 +29,14 @@ std::string render_tables(const std::vector<bench_result>& results, const bench_
       out += "\n";
     }
   }
+  bool any_load = false;
+  for (const auto& r : results) any_load = any_load || r.load.has_value();
+  if (any_load) {
+    out += "\nKernels' load, once per device (before its first program)\n";
+    out += fmt::format("  {:<12} {:>10}  {}\n", "adapter", "time", "how");
+    for (const auto& r : results)
+      if (r.load) out += fmt::format("  {:<12} {:>10}  {}\n", r.spec, duration_text(static_cast<double>(r.load->ns)), r.load->how);
+  }
   auto timed = [](const shape_result& s) { return s.native_ns && s.split_ns && !s.wrong; };
   bool any_sync = false;
   for (const auto& r : results) any_sync = any_sync || std::any_of(r.shapes.begin(), r.shapes.end(), timed);

@@ -5,6 +5,7 @@
 #include <roster/circuits.hpp>
 #include <roster/error.hpp>
 #include <roster/inventory.hpp>
+#include <roster/native.hpp>
 #include <roster/noise_rule.hpp>
 #include <roster/tuning.hpp>
 #include <roster/variants.hpp>
@@ -224,6 +225,7 @@ struct bench_result {
   bool wrong_kernel = false;           ///< a kernel variant was refused (never chosen; the rest recorded)
   bool contended = false;              ///< the host's cores were busy: the figures are the load's, no record
   std::vector<kernel_tuning> kernels;  ///< each kernel op with several variants, timed and checked
+  std::optional<code_load> load;       ///< how the built-in kernels were loaded, where the backend says
 };
 
 /// Returns why a --require'd backend (named as typed) is not met, or nothing;

@@ -122,6 +122,7 @@ class ROSTER_API device final : public roster::device {
   int ordinal_ = 0;
   void* context_ = nullptr;      // CUcontext: the primary context, retained
   detail::kernel_set* kernels_ = nullptr;  // the module loaded from the image, and its functions; null until the first dispatch
+  code_load loaded_;                       // how the module was loaded (roster::kernels_loaded), once it is
   int variant_ = 0;                        // the fast path's kernel shape (ROSTER_CUDA_VARIANT)
   void* stream_ = nullptr;       // CUstream (a cudaStream_t)
   void* event_start_ = nullptr;  // CUevent

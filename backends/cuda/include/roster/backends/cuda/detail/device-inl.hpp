@@ -13,6 +13,7 @@
 #include <roster/env.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -96,11 +97,20 @@ ROSTER_INLINE expected<void> device::ready() {
   const detail::driver_api& cu = detail::api();
   auto kernels = std::make_unique<detail::kernel_set>();
   std::string what;
+  const auto began = std::chrono::steady_clock::now();
   if (int e = detail::load_kernels(*kernels, variant_, what); e != detail::cu_success) {
     if (kernels->module != nullptr) (void)cu.cuModuleUnload(kernels->module);
     return detail::cuda_failure(e, info_.spec(), what);
   }
+  loaded_.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - began).count();
   kernels_ = kernels.release();
+  int major = 0, minor = 0;
+  detail::cu_device dev = 0;
+  if (cu.cuDeviceGet(&dev, ordinal_) == detail::cu_success) {
+    (void)cu.cuDeviceGetAttribute(&major, detail::cu_attr_compute_capability_major, dev);
+    (void)cu.cuDeviceGetAttribute(&minor, detail::cu_attr_compute_capability_minor, dev);
+  }
+  loaded_.how = detail::describe_load(kernels_->stream[1][0], major * 10 + minor);
   if (auto ok = size_grids(); !ok) {
     (void)cu.cuModuleUnload(kernels_->module);
     delete kernels_;
@@ -191,6 +201,12 @@ ROSTER_INLINE void* device::native_pointer(const buffer& b) const noexcept {
 }
 
 ROSTER_INLINE expected<bool> device::do_native(std::uint64_t kind, void* out) {
+  if (kind == code_load::native_id) {  // roster::kernels_loaded: the module, loaded now if no dispatch has yet
+    if (auto ok = activate(); !ok) return std::move(ok).error();
+    if (auto ok = ready(); !ok) return std::move(ok).error();
+    *static_cast<code_load*>(out) = loaded_;
+    return true;
+  }
   if (kind != native::native_id) return false;
   if (auto ok = activate(); !ok) return std::move(ok).error();
   *static_cast<native*>(out) =

@@ -66,6 +66,12 @@ enum cu_attribute : int {
   cu_attr_cooperative_launch = 95,
 };
 
+/// CUfunction_attribute values roster reads (cuda.h's numbers).
+enum : int {
+  cu_func_ptx_version = 5,     // CU_FUNC_ATTRIBUTE_PTX_VERSION: the PTX the function's code came from, 10 x major + minor
+  cu_func_binary_version = 6,  // CU_FUNC_ATTRIBUTE_BINARY_VERSION: the SASS it runs, 10 x major + minor
+};
+
 inline constexpr unsigned cu_stream_non_blocking = 1;  // CU_STREAM_NON_BLOCKING
 
 /// The driver's entry points, null where the library lacks one.
@@ -104,6 +110,8 @@ struct driver_api {
   cu_result (*cuLaunchCooperativeKernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                          unsigned, cu_stream, void**) = nullptr;
   cu_result (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int*, cu_function, int, std::size_t) = nullptr;
+  /// Optional (roster::kernels_loaded says less without it): which code a loaded function runs.
+  cu_result (*cuFuncGetAttribute)(int*, int, cu_function) = nullptr;
   const char* missing = nullptr;  ///< the first entry point the library lacks, or null
 };
 
@@ -159,6 +167,8 @@ inline const driver_api& api() {
     resolve(l, a.cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", nullptr, m);
     resolve(l, a.cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", nullptr,
             m);
+    const char* optional = nullptr;  // not one the backend needs: never `missing`
+    resolve(l, a.cuFuncGetAttribute, "cuFuncGetAttribute", nullptr, optional);
     return a;
   }();
   return table;

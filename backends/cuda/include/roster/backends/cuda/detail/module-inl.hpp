@@ -16,6 +16,25 @@
 namespace roster::cuda::detail {
 
 ROSTER_INLINE int kernels_cuda_version() noexcept { return fatbin::cuda_version; }
+ROSTER_INLINE const char* kernels_architectures() noexcept { return fatbin::architectures; }
+
+ROSTER_INLINE std::string describe_load(cu_function f, int cc) {
+  const driver_api& cu = api();
+  auto arch = [](int v) { return std::to_string(v / 10) + std::to_string(v % 10); };
+  std::string how = "cuModuleLoadData of the image (" + std::string(kernels_architectures()) + ")";
+  int ptx = 0, binary = 0;
+  if (cu.cuFuncGetAttribute == nullptr || cu.cuFuncGetAttribute(&ptx, cu_func_ptx_version, f) != cu_success ||
+      cu.cuFuncGetAttribute(&binary, cu_func_binary_version, f) != cu_success)
+    return how + " for sm_" + arch(cc) + "; the driver does not say which code runs";
+  // The image's SASS for an architecture is built from that architecture's
+  // PTX: a function whose PTX version is below its binary's came from the
+  // image's oldest PTX, which the driver compiled when it loaded the module.
+  const std::string sass = " sm_" + arch(binary) + " ";
+  const bool in_image = (" " + std::string(kernels_architectures()) + " ").find(sass) != std::string::npos;
+  if (ptx >= binary && in_image) return how + ": SASS sm_" + arch(binary) + " from the image, no JIT";
+  return how + ": the driver compiled PTX compute_" + arch(ptx) + " to sm_" + arch(binary) +
+         " (JIT; its cache keeps the result unless CUDA_CACHE_DISABLE=1)";
+}
 
 namespace kernel_loading {
 

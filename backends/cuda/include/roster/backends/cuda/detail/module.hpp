@@ -16,6 +16,12 @@ namespace roster::cuda::detail {
 
 /// Returns the CUDA version (1000 x major + 10 x minor) of the toolkit that built the image.
 ROSTER_INLINE int kernels_cuda_version() noexcept;
+/// Returns the SASS and PTX in the image, e.g. "sm_75 sm_80 ... compute_75".
+ROSTER_INLINE const char* kernels_architectures() noexcept;
+/// Says how the functions of a loaded image run on a GPU of compute
+/// capability `cc` (10 x major + minor), from the driver's own answer for one
+/// of them: SASS from the image, or PTX the driver compiled at the load.
+ROSTER_INLINE std::string describe_load(cu_function f, int cc);
 
 /// The kernels one device launches: the module loaded in its context, and
 /// the functions of the variant it opened with ([0] float, [1] double).

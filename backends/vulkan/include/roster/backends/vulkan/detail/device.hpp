@@ -175,6 +175,8 @@ class device final : public roster::device {
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
   pipeline_set pipelines_[2];  // f32, f64
+  code_load loaded_;           // how long the pipelines took (roster::kernels_loaded)
+  int pipelines_made_ = 0;
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkQueryPool query_pool_ = VK_NULL_HANDLE;
   VkCommandBuffer native_barrier_ = VK_NULL_HANDLE;  // recorded once: roster's writes before a user's work

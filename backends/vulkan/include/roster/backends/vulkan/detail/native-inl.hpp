@@ -14,6 +14,10 @@ namespace roster::vulkan {
 using namespace detail;
 
 ROSTER_INLINE expected<bool> device::do_native(std::uint64_t kind, void* out) {
+  if (kind == code_load::native_id) {  // roster::kernels_loaded: made at open
+    *static_cast<code_load*>(out) = loaded_;
+    return true;
+  }
   if (kind != native::native_id) return false;
   native n;
   n.instance = instance().instance;
