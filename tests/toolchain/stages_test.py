@@ -76,7 +76,8 @@ class ClosingCount(unittest.TestCase):
         write_testlog(self.build, ["OK", "FAIL"])
         rc, out = self.summary(self.build)
         self.assertEqual(rc, 0, out)
-        self.assertEqual(out.strip(), "1 passed, 1 failed, 0 skipped")
+        # The failed test is named above the closing line, which counts as before.
+        self.assertEqual(out.strip(), "failed build/t1: FAIL\n1 passed, 1 failed, 0 skipped")
 
     def closing_block(self, failed):
         """Runs scripts/test from its summary step on, with `failed` as the stages that failed before."""
