@@ -6,6 +6,7 @@
 #include <roster/acquire.hpp>
 #include <roster/circuits.hpp>
 #include <roster/backends/opencl.hpp>
+#include <roster/backends/opencl/detail/loader.hpp>
 #include <roster/backends/opencl/detail/testing.hpp>
 
 #include <gtest/gtest.h>
@@ -224,6 +225,24 @@ TEST(opencl_backend, errors_carry_a_fix) {
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code(), roster::errc::not_found);
   EXPECT_NE(none.error().fix().find("roster-info"), std::string_view::npos) << none.error().message();
+}
+
+// A status that is not OpenCL's (its errors are negative) is the driver's
+// own: NVIDIA's OpenCL passes CUDA's 223 when CUDA_DISABLE_PTX_JIT=1 turns
+// off the JIT its compiler needs (seen on an H200: clCreateContext failed
+// with it). The message says so and how to fix it, not "a roster bug".
+TEST(opencl_backend, a_vendor_code_is_named_as_the_drivers_own) {
+  const roster::error jit = roster::opencl::detail::cl_failure("opencl:1: open", "clCreateContext", 223);
+  EXPECT_EQ(jit.code(), roster::errc::unavailable);
+  EXPECT_NE(jit.what().find("not an OpenCL code"), std::string_view::npos) << jit.message();
+  EXPECT_NE(jit.what().find("CUDA_ERROR_JIT_COMPILATION_DISABLED"), std::string_view::npos) << jit.message();
+  EXPECT_NE(jit.fix().find("unset CUDA_DISABLE_PTX_JIT"), std::string_view::npos) << jit.message();
+  const roster::error other = roster::opencl::detail::cl_failure("opencl:1: open", "clCreateContext", 7);
+  EXPECT_EQ(other.fix().find("roster bug"), std::string_view::npos) << other.message();
+  EXPECT_NE(other.fix().find("cuda.h"), std::string_view::npos) << other.message();
+  // An OpenCL code roster does not expect stays a fault to report.
+  const roster::error odd = roster::opencl::detail::cl_failure("opencl:1: open", "clCreateContext", -9999);
+  EXPECT_NE(odd.fix().find("roster bug"), std::string_view::npos) << odd.message();
 }
 
 TEST(opencl_backend, a_malformed_knob_is_an_error_naming_it) {

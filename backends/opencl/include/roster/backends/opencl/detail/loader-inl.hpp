@@ -134,6 +134,20 @@ ROSTER_INLINE roster::error cl_failure(std::string_view where, std::string_view 
                            "them in OCL_ICD_VENDORS), check that no other process holds the device exclusively, " +
                                std::string(exclude_hint));
     default:
+      if (status > 0) {
+        // Not an OpenCL code (OpenCL's errors are negative): NVIDIA's driver
+        // passes on the CUDA driver's own, e.g. 223 when CUDA_DISABLE_PTX_JIT=1
+        // turns off the JIT its OpenCL compiler runs through.
+        const bool jit_off = status == 223;
+        return roster::error(errc::unavailable,
+                             what + ": not an OpenCL code (OpenCL's errors are negative) but the driver's own" +
+                                 (jit_off ? "; NVIDIA's OpenCL passes CUDA's 223, CUDA_ERROR_JIT_COMPILATION_DISABLED"
+                                          : ""),
+                             jit_off ? "unset CUDA_DISABLE_PTX_JIT (NVIDIA's OpenCL compiles its kernels through the "
+                                       "driver's PTX JIT), " + std::string(exclude_hint)
+                                     : "look the code up in the vendor's driver (NVIDIA's: cuda.h's CUresult), " +
+                                           std::string(exclude_hint));
+      }
       return roster::error(errc::device_fault, what,
                            "report it as a roster bug with the driver version (roster-info lists it), " +
                                std::string(exclude_hint));
