@@ -424,8 +424,8 @@ void bench_one(const target& t, const bench_options& o, progress& bar, bench_res
   }
   std::unique_ptr<device> d = std::move(*opened);
   res.info = d->adapter();
-  auto load = kernels_loaded(*d);  // before any dispatch: CUDA's module load is paid (and timed) here
-  load ? void(res.load = std::move(*load)) : res.errors.push_back(load.error());
+  // Before any dispatch: CUDA's module load is paid (and timed) here.
+  if (auto load = kernels_loaded(*d); load) res.load = std::move(*load); else res.errors.push_back(load.error());
   const device_caps caps = d->caps();
   const element_type sync_type = caps.f64 ? element_type::f64 : element_type::f32;
   std::vector<shape_case> cases = shape_cases(o, caps, res);
