@@ -165,6 +165,13 @@ def one_file(src, tmp):
         runs = [line for line in result.stdout.splitlines() if line.startswith(spec + ' (')]
         if len(runs) != 2 or not all(line.endswith(', ok') for line in runs):
             fail('one-file: STREAM with a checked dot on %s did not pass in both programs: %s' % (spec, runs))
+    # roster::kernels_loaded reaches the one-file route: Vulkan names the
+    # pipelines it made at open (scripts/gpu-check-one-file reads CUDA's line).
+    loads = [line for line in result.stdout.splitlines() if line.startswith('kernels of vulkan:0: ')]
+    if len(loads) != 2 or not all(re.match(r'kernels of vulkan:0: vkCreateComputePipelines: [1-9]', line)
+                                  for line in loads):
+        fail('one-file: each program should say how vulkan:0 made its kernels ready '
+             '("kernels of vulkan:0: vkCreateComputePipelines: N ..."): %s' % loads)
     print('ok: the one-file program lists ' + ', '.join(ONE_FILE_LISTING) + ' and runs STREAM on each, '
           'built by g++ and clang++')
     readme_first_program(src, tmp, bin_dir)

@@ -511,6 +511,65 @@ class GpuCheckMeasure(unittest.TestCase):
         self.assertRegex(line(out, "measure fresh decisions|"), r"\|FAIL\|.*read mode: vulkan:0")
 
 
+class GpuCheckOneFile(unittest.TestCase):
+    """scripts/gpu-check-one-file: the one-file program's rows. A fake compiler
+    writes a fake program (it answers as the real one does on a GPU node), and
+    a fake nvidia-smi names an sm_90 GPU: CUDA must run with the PTX JIT off
+    and say the image's SASS for sm_90 ran; a JIT compile, a failed build or a
+    missing OpenCL adapter on the GPU fails its row."""
+
+    def rows(self, kernels="SASS sm_90 from the image, no JIT", compiler_rc=0, opencl="opencl:1 NVIDIA H200;"):
+        tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, tmp)
+        bin_dir = os.path.join(tmp, "bin")
+        os.makedirs(bin_dir)
+        # The program: the listing, then a result line per spec (CUDA only
+        # with the JIT off, as the script asks), and CUDA's kernels line.
+        program = ("#!/bin/sh\n"
+                   "echo 'cuda: cuda:0 NVIDIA H200;'; echo 'vulkan: vulkan:0 NVIDIA H200;'\n"
+                   "echo 'opencl: opencl:0 pthread-cpu; %s'; echo 'cpu: cpu:0 Xeon;'\n"
+                   "for s in \"$@\"; do\n"
+                   "  if [ $s = cuda:0 ] && [ \"$CUDA_DISABLE_PTX_JIT\" != 1 ]; then echo 'JIT on' >&2; exit 1; fi\n"
+                   "  echo \"$s (dev): a[0] = 16, dot = 240000, ok\"\n"
+                   "  [ $s = cuda:0 ] && echo 'kernels of cuda:0: cuModuleLoadData of the image: %s, 9.6 ms'\n"
+                   "done\nexit 0\n" % (opencl, kernels))
+        write(os.path.join(tmp, "program"), program)
+        write(os.path.join(bin_dir, "fakecxx"),
+              "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && o=$2; shift; done\n"
+              "/bin/cp '%s' \"$o\" && /bin/chmod +x \"$o\"\nexit %d\n" % (os.path.join(tmp, "program"), compiler_rc))
+        write(os.path.join(bin_dir, "nvidia-smi"),
+              "#!/bin/sh\ncase \"$*\" in *compute_cap*) echo 9.0;; *) echo 'NVIDIA H200';; esac\n")
+        for f in ("fakecxx", "nvidia-smi"):
+            os.chmod(os.path.join(bin_dir, f), 0o755)
+        env = dict(os.environ, OUT=os.path.join(tmp, "out"), CXX="fakecxx",
+                   PATH=bin_dir + os.pathsep + os.environ["PATH"])
+        script = os.path.join(ROOT, "scripts", "gpu-check-one-file")
+        for part in ("build", "run"):
+            r = subprocess.run(["bash", script, part], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout
+
+    def test_sass_without_jit_and_every_api_pass(self):
+        out = self.rows()
+        for row in ("build, the host compiler alone", "cuda:0, PTX JIT off", "cuda:0 runs the image's SASS",
+                    "vulkan:0", "cpu:0", "opencl:1, the GPU's OpenCL"):
+            self.assertRegex(line(out, "one-file " + row + "|"), r"\|PASS\|", out)
+        self.assertIn("sm_90 from the image, no JIT", line(out, "one-file cuda:0 runs"))
+
+    def test_jit_compiled_ptx_fails(self):
+        out = self.rows(kernels="the driver compiled PTX compute_75 to sm_90")
+        self.assertRegex(line(out, "one-file cuda:0 runs the image's SASS|"), r"\|FAIL\|the GPU is sm_90")
+
+    def test_a_failed_build_fails_and_runs_nothing(self):
+        out = self.rows(compiler_rc=1)
+        self.assertRegex(line(out, "one-file build, the host compiler alone|"), r"\|FAIL\|exit 1")
+        self.assertNotIn("cuda:0", out)
+
+    def test_no_opencl_adapter_on_the_gpu_fails(self):
+        out = self.rows(opencl="")
+        self.assertRegex(line(out, "one-file opencl, the GPU's|"), r"\|FAIL\|no OpenCL adapter named 'NVIDIA H200'")
+
+
 class GpuCheckSanitizer(unittest.TestCase):
     """compute-sanitizer's verdicts: a program that makes no CUDA call is a SKIP
     (whatever the exit status: newer releases exit 255 for it), errors FAIL."""

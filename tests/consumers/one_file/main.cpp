@@ -7,6 +7,7 @@
 #include <roster/backends/cuda.hpp>    // registers "cuda" (no CUDA header: opens libcuda.so.1 at run time)
 #include <roster/backends/opencl.hpp>  // registers "opencl" (needs <CL/cl.h>)
 #include <roster/backends/vulkan.hpp>  // registers "vulkan" (needs <vulkan/vulkan.h>)
+#include <roster/native.hpp>               // roster::kernels_loaded
 #include <roster/roster.hpp>
 
 #include <cstdio>
@@ -56,6 +57,11 @@ static bool stream(const char* spec) {
   const bool right = ha[0] == 16.0f && ha[n - 1] == 16.0f && hr[0] == 48.0f * n;
   std::printf("%s (%s): a[0] = %g, dot = %g, %s\n", spec, (*dev)->adapter().name.c_str(), ha[0], hr[0],
               right ? "ok" : "WRONG");
+  // How the built-in kernels were made ready, in the driver's words (CUDA:
+  // the image's SASS or PTX it compiled; Vulkan: its pipelines); the CPU's
+  // are compiled into the program and say nothing.
+  if (auto load = roster::kernels_loaded(**dev); load && *load)
+    std::printf("kernels of %s: %s, %.1f ms\n", spec, (*load)->how.c_str(), (*load)->ns / 1e6);
   return right;
 }
 
