@@ -176,6 +176,18 @@ class Gate(unittest.TestCase):
         self.assertRegex(line(out, "stream CUDA float copy"), r"FAIL +re-measure")
         self.assertIn("2 pass, 0 allowed, 3 FAIL", out)
 
+    def test_a_shown_row_is_neither_a_pass_nor_a_failure(self):
+        # decision-start-cuda is measured and shown beside the gated default
+        # row; gpu-check's table failed it on the H200 (2026-12-04) as if judged.
+        self.results("bench-check", [
+            {"id": "decision-start-default", "verdict": "pass", "ratio": 1.05, "spread": 0.02},
+            {"id": "decision-start-cuda", "verdict": "shown", "ratio": 1.06, "spread": 0.061}])
+        rc, out = self.table()
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(line(out, "bench decision-start-cuda"),
+                         r"SHOWN +measured and shown beside its baseline, not judged \(ratio 1\.060, spread 6\.1%\)")
+        self.assertIn("1 pass, 1 shown (measured, not judged), 0 allowed, 0 FAIL", out)
+
     def test_checked_in_allow_list_parses_and_allows_no_failure(self):
         run(sys.executable, GATE, "row", self.rows, "placement two-GPU placement", "SKIP", "needs two GPUs, nvidia-smi lists 1")
         run(sys.executable, GATE, "row", self.rows, "cuda_device", "FAIL", "exit 1")
