@@ -16,8 +16,6 @@
 #include <roster/acquire.hpp>
 #include <roster/tuning.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <map>
 
@@ -168,49 +166,3 @@ TEST(Exit, ABadShapeIsAUsageErrorWithAFix) {
 }
 
 }  // namespace
-
-namespace {
-
-// The first run count at which roster::info::warmed_up says stop, for runs
-// timed by `time_of(i)` (ns) with 50 us of host time around each.
-std::size_t warm_up_runs(double (*time_of)(std::size_t)) {
-  std::vector<double> ns;
-  double wall = 0;
-  while (!roster::info::warmed_up(ns, wall)) {
-    ns.push_back(time_of(ns.size()));
-    wall += ns.back() + 5e4;
-  }
-  return ns.size();
-}
-
-}  // namespace
-
-// A GPU brought back from idle clocks: its runs get faster, then settle. The
-// warm-up ends only once they have settled, not at its minimum time.
-TEST(WarmUp, GoesOnWhileTheRunsGetFaster) {
-  // 3 ms a run, falling by 1% a run from run 20 to run 120 (about 0.34 s in),
-  // then flat at that speed.
-  const std::size_t n = warm_up_runs([](std::size_t i) {
-    return 3e6 * std::pow(0.99, static_cast<double>(std::clamp<std::size_t>(i, 20, 120) - 20));
-  });
-  EXPECT_GE(n, 120u);  // past the fall, not stopped at 0.2 s (about 66 runs)
-  EXPECT_LE(n, 135u);  // two windows of flat runs end it
-}
-
-// A GPU already at speed: the warm-up lasts its minimum wall time (0.2 s), in
-// at least two windows of runs.
-TEST(WarmUp, StopsAfterItsMinimumWhenTheRunsAreFlat) {
-  EXPECT_EQ(warm_up_runs([](std::size_t) { return 1e6; }), 191u);            // 1.05 ms a run: 0.2 s
-  EXPECT_EQ(warm_up_runs([](std::size_t) { return 1.5e8; }), 10u);           // 150 ms a run: two windows
-}
-
-// Runs that never settle (a device that keeps getting faster, 2.5% a window)
-// end at the limit, 1.5 s.
-TEST(WarmUp, EndsAtItsLimit) {
-  auto time_of = [](std::size_t i) { return 1e7 * std::pow(0.995, static_cast<double>(i)); };
-  const std::size_t n = warm_up_runs(time_of);
-  double before_last = 0;
-  for (std::size_t i = 0; i + 1 < n; ++i) before_last += time_of(i) + 5e4;
-  EXPECT_LT(before_last, roster::info::warm_up_rule{}.limit_ns);  // not stopped before the limit
-  EXPECT_GE(before_last + time_of(n - 1) + 5e4, roster::info::warm_up_rule{}.limit_ns);
-}

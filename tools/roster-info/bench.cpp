@@ -59,23 +59,10 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Times a program reps times after a warm-up; returns each run in ns. The
-// warm-up is one run on a CPU adapter, and on a GPU runs until its clocks
-// have settled (warm_up_rule: a GPU idle while the host checked the last
-// result may sit at idle clocks).
+// Times a program reps times after one warm-up run; returns each run in ns.
 expected<std::vector<double>> time_runs(device& d, const program& p, unsigned reps) {
   if (auto ok = d.dispatch(p); !ok) return std::move(ok).error();
   if (auto ok = d.synchronize(); !ok) return std::move(ok).error();
-  if (d.adapter().type != device_type::cpu) {
-    std::vector<double> warm;
-    const auto began = std::chrono::steady_clock::now();
-    auto wall = [&] { return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - began).count(); };
-    while (!warmed_up(warm, wall())) {
-      auto t = d.timed_dispatch(p);
-      if (!t) return std::move(t).error();
-      warm.push_back(static_cast<double>(t->count()));
-    }
-  }
   std::vector<double> ns;
   ns.reserve(reps);
   for (unsigned i = 0; i < reps; ++i) {

@@ -10,7 +10,6 @@
 #include <roster/tuning.hpp>
 #include <roster/variants.hpp>
 
-#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -191,37 +190,6 @@ inline constexpr std::string_view default_bench_shape = "triad|dot";
 /// grid_syncs. An unknown op, an empty piece or a shape without "|" is an
 /// error (errc::invalid_argument) with a Fix.
 expected<std::vector<std::vector<op>>> parse_bench_shape(std::string_view shape);
-
-/// When a GPU's warm-up before a timed figure may stop. The host checks each
-/// result while the GPU idles, and a driver may then leave the GPU at idle
-/// clocks that short timed runs do not raise: on the H200, NVIDIA's Vulkan
-/// driver kept the SMs at 345 MHz (nvidia-smi, "GPU idle") after 2 s without
-/// work, and a triad at 2^28 doubles read 1.87 TB/s instead of 4.39
-/// (bench/results/h200-2026-12-04/gpu-check/vulkan-clocks/). So the program
-/// runs until it has run for `busy_ns` of wall time, at least two windows of
-/// runs, and its last `window` runs are no faster than the `window` before
-/// them by more than `max_gain` (the clocks have settled); or for `limit_ns`.
-struct warm_up_rule {
-  double busy_ns = 2e8;
-  std::size_t window = 5;
-  double max_gain = 0.02;
-  double limit_ns = 1.5e9;
-};
-
-/// True when runs timed `ns` (each run's time), over `wall_ns` of wall time,
-/// have warmed the device up by `rule`.
-inline bool warmed_up(const std::vector<double>& ns, double wall_ns, const warm_up_rule& rule = {}) {
-  if (wall_ns >= rule.limit_ns) return true;
-  const std::size_t w = rule.window;
-  if (wall_ns < rule.busy_ns || w == 0 || ns.size() < 2 * w) return false;
-  auto median_of = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  const double last = median_of({ns.end() - static_cast<std::ptrdiff_t>(w), ns.end()});
-  const double before = median_of({ns.end() - static_cast<std::ptrdiff_t>(2 * w), ns.end() - static_cast<std::ptrdiff_t>(w)});
-  return last >= before * (1.0 - rule.max_gain);
-}
 
 /// What `roster-info bench` measures.
 struct bench_options {
