@@ -1002,6 +1002,39 @@ TEST_F(lazy_decide, a_decision_starts_only_the_api_that_sees_every_gpu_and_the_w
   EXPECT_TRUE(whole->not_asked.empty());
 }
 
+// The first GPU API starts beside the read of the machine's GPU list when
+// sysfs alone says it will be asked (a GPU that no asked backend sees), not
+// when a vendor mask is set (only the whole list resolves one); the decision
+// and the APIs started are the same either way.
+TEST_F(lazy_decide, the_first_gpu_api_starts_beside_the_gpu_list_unless_a_mask_is_set) {
+  const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
+  const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 1, "0000:00:06.0");
+  set_adapters<0>({ga});
+  set_adapters<1>({gb});
+  ::setenv("ROSTER_TRACE", "1", 1);
+  // The decision's trace line for backend a (ROSTER_TRACE prints the scan's lines).
+  auto decide_and_line_of_a = [&] {
+    use_list({"0000:00:06.0"});
+    testing::internal::CaptureStderr();
+    auto d = roster::decide();
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_TRUE(d) << err;
+    if (d) EXPECT_EQ(d->spec.str(), ga.spec());
+    EXPECT_EQ(enumerations_of<1>(), 0) << "backend b's API was started";
+    const auto at = err.find(std::string("backend ") + backend_a + ": asked: ");
+    return at == std::string::npos ? "(no line for backend a in)\n" + err : err.substr(at, err.find('\n', at) - at);
+  };
+  const std::string early = decide_and_line_of_a();
+  EXPECT_NE(early.find("; started beside the read of that list, as sysfs said: the GPU at PCI 0000:00:06.0"),
+            std::string::npos)
+      << early;
+  ::setenv("ROCR_VISIBLE_DEVICES", "0", 1);  // a mask (another vendor's): only the whole list resolves it
+  const std::string masked = decide_and_line_of_a();
+  ::unsetenv("ROCR_VISIBLE_DEVICES");
+  EXPECT_EQ(masked.rfind("backend ", 0), 0u) << masked;
+  EXPECT_EQ(masked.find("started beside"), std::string::npos) << masked;
+}
+
 TEST_F(lazy_decide, a_gpu_no_asked_api_sees_or_an_unreadable_list_starts_the_next) {
   const auto ga = make_adapter(backend_a, device_type::discrete_gpu, 1, "0000:00:06.0");
   const auto gb = make_adapter(backend_b, device_type::discrete_gpu, 2, "0000:00:07.0");

@@ -16,6 +16,8 @@
 #include <roster/detail/open/requirement.hpp>
 #include <roster/detail/open/vendor_masks.hpp>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <mutex>
 #include <optional>
@@ -148,6 +150,65 @@ inline bool settled_without(std::span<const std::pair<adapter_info, int>> listed
   return true;
 }
 
+// The machine's GPU list from sysfs alone (no driver library started, about a
+// millisecond), which tells early whether a decision's scan will ask its first
+// GPU API; the test hook's list where one is put in place.
+inline physical_gpus lazy_scan_early_gpus() {
+  {
+    auto& h = the_lazy_scan_hook();
+    std::lock_guard lock(h.mutex);
+    if (h.replaced) return h.replaced->gpus;
+  }
+  return gpus_from_sysfs(sysfs_root() + "/bus/pci/devices");
+}
+
+// Whether a vendor mask variable is set: then only the whole list (NVML's
+// UUIDs) resolves which GPUs it keeps, and no API is started early.
+inline bool vendor_mask_set() {
+  return vendor_masks::any_set([](const char* name) { return env_text(name).has_value(); });
+}
+
+// One backend's enumeration on a thread of its own: a decision's scan asks
+// its first GPU API beside the read of the machine's GPU list (NVML's start
+// is ~20 ms on an H200 node and overlaps cuInit's ~190: 196 ms against 206
+// one after the other). Where no thread can be made, the scan asks as before.
+class early_enumeration {
+ public:
+  explicit early_enumeration(const backend_entry& b) : entry_(&b) {
+    started_ = ::pthread_create(&thread_, nullptr, &run, this) == 0;
+  }
+  early_enumeration(const early_enumeration&) = delete;
+  early_enumeration& operator=(const early_enumeration&) = delete;
+  ~early_enumeration() { join(); }
+  bool started() const noexcept { return started_; }
+  const backend_entry* entry() const noexcept { return entry_; }
+  // Waits for the enumeration and returns what it gave.
+  expected<std::vector<adapter_info>> take() {
+    join();
+    return std::move(*result_);
+  }
+
+ private:
+  static void* run(void* self) {
+    auto* e = static_cast<early_enumeration*>(self);
+    try {
+      e->result_.emplace(enumerate_adapters(*e->entry_->registration));
+    } catch (...) {
+      e->result_.emplace(make_error(errc::internal, "the enumerator threw",
+                                    "report it to the backend's authors; ROSTER_DEVICE_SELECTOR can leave it out"));
+    }
+    return nullptr;
+  }
+  void join() {
+    if (started_) ::pthread_join(thread_, nullptr);
+    started_ = false;
+  }
+  const backend_entry* entry_;
+  pthread_t thread_{};
+  bool started_ = false;
+  std::optional<expected<std::vector<adapter_info>>> result_;
+};
+
 // Every backend's adapters, except the backends the selector or the
 // requirement rules out, which are not asked (their API is never started).
 // With `lazy` (a decision's scan, no selector and no requirement set), the
@@ -163,9 +224,8 @@ inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs
     if (auto spec = parse_spec(*v)) named = spec->backend;
   lazy = lazy && in.sel.empty() && !in.req;
   std::vector<registered_backend_view> deferred;
-  auto ask = [&](const backend_entry& b) {
+  auto take = [&](const backend_entry& b, expected<std::vector<adapter_info>> list) {
     const std::string id(b.id());
-    auto list = enumerate_adapters(*b.registration);
     if (!list) {
       lines.push_back("backend " + id + ": dropped, its enumerator failed: " + std::string(list.error().what()));
       failures.emplace_back(id, list.error());
@@ -177,6 +237,7 @@ inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs
       listed.emplace_back(std::move(a), b.rank);
     }
   };
+  auto ask = [&](const backend_entry& b) { take(b, enumerate_adapters(*b.registration)); };
   for (const auto& b : registered_backends()) {
     const std::string id(b.id());
     if (auto conflict = backend_conflict(b.id()))  // acquire refuses this id
@@ -194,13 +255,37 @@ inline std::vector<std::pair<adapter_info, int>> list_adapters(const scan_inputs
     ask(b);
   }
   if (deferred.empty()) return listed;
-  const physical_gpus view = lazy_scan_gpus();
   std::string why;
-  for (std::size_t next = 0; !deferred.empty();) {
+  std::size_t next = 0;
+  // Where sysfs alone says the first GPU API will be asked (a GPU that no
+  // backend asked sees, and no vendor mask set), it starts now, beside the
+  // read of the whole list, which then decides as before.
+  std::optional<early_enumeration> early;
+  std::string early_why;
+  if (!vendor_mask_set() && !settled_without(listed, deferred, in, lazy_scan_early_gpus(), early_why, next) &&
+      next == 0) {
+    early.emplace(*deferred.front().entry);
+    if (!early->started()) early.reset();
+  }
+  const physical_gpus view = lazy_scan_gpus();
+  while (!deferred.empty()) {
     if (settled_without(listed, deferred, in, view, why, next)) break;
-    lines.push_back("backend " + std::string(deferred[next].id) + ": asked: " + why);
-    ask(*deferred[next].entry);
+    const backend_entry& b = *deferred[next].entry;
+    if (early && early->entry() == &b) {
+      lines.push_back("backend " + std::string(deferred[next].id) + ": asked: " + why +
+                      "; started beside the read of that list, as sysfs said: " + early_why);
+      take(b, early->take());
+      early.reset();
+    } else {
+      lines.push_back("backend " + std::string(deferred[next].id) + ": asked: " + why);
+      ask(b);
+    }
     deferred.erase(deferred.begin() + static_cast<std::ptrdiff_t>(next));
+  }
+  if (early) {  // sysfs's list and the whole one disagreed: started, not asked
+    (void)early->take();
+    lines.push_back("backend " + std::string(early->entry()->id()) + ": started beside the read of the machine's "
+                    "GPU list (sysfs: " + early_why + "), then not needed by the whole list (" + view.source + ")");
   }
   for (const auto& d : deferred) {
     lines.push_back("backend " + std::string(d.id) + ": not asked: the decision is settled without it (the machine's "
