@@ -14,6 +14,7 @@
 #include "../tests/support/identity_device.hpp"
 #include <roster/acquire.hpp>
 #include <roster/device_cache.hpp>
+#include <roster/detail/backend/spec_key.hpp>
 
 #include <roster/circuits.hpp>
 

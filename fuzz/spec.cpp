@@ -2,6 +2,7 @@
 // normalizer (which must agree with it wherever it answers), normalize_spec,
 // and get_device's hit path over arbitrary text.
 #include <roster/roster.hpp>
+#include <roster/detail/backend/spec_key.hpp>
 
 #include "check.hpp"
 #include "../tests/support/identity_device.hpp"

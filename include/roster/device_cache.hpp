@@ -7,7 +7,6 @@
 #include <roster/config.hpp>
 #include <roster/error.hpp>
 #include <roster/spec.hpp>
-#include <roster/detail/backend/spec_key.hpp>
 
 #include <atomic>
 #include <cstdint>

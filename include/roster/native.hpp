@@ -106,13 +106,7 @@ struct code_load {
 /// process that only asks pays nothing); nothing for a backend that does not
 /// say (the CPU runs code compiled into the program). An error is the load's
 /// own (a driver that cannot run the image), as the first dispatch would give.
-[[nodiscard]] inline expected<std::optional<code_load>> kernels_loaded(device& d) {
-  code_load out;
-  auto got = detail::native_access::native(d, code_load::native_id, &out);
-  if (!got) return std::move(got).error();
-  if (!*got) return std::optional<code_load>{};
-  return std::optional<code_load>{std::move(out)};
-}
+[[nodiscard]] ROSTER_API ROSTER_INLINE expected<std::optional<code_load>> kernels_loaded(device& d);
 
 }  // namespace roster
 

@@ -204,11 +204,8 @@ class program {
   ROSTER_INLINE program& call(std::string_view op, std::span<const buffer> buffers,
                               std::span<const scalar_arg> scalars = {}, call_options options = {});
   /// Appends a call of the user kernel `op` (braced lists of buffers and scalars).
-  program& call(std::string_view op, std::initializer_list<buffer> buffers,
-                std::initializer_list<scalar_arg> scalars = {}, call_options options = {}) {
-    return call(op, std::span<const buffer>(buffers.begin(), buffers.size()),
-                std::span<const scalar_arg>(scalars.begin(), scalars.size()), options);
-  }
+  ROSTER_INLINE program& call(std::string_view op, std::initializer_list<buffer> buffers,
+                              std::initializer_list<scalar_arg> scalars = {}, call_options options = {});
   /// Appends a step as it is.
   ROSTER_INLINE program& push(const step& s);
 

@@ -47,12 +47,7 @@ struct kernel_tuning {
   std::vector<variant_timing> variants;
   kernel_choice choice;  ///< the winner, or the default when none beat it beyond the noise
   /// Returns the refusals (a variant whose result differed from the reference).
-  [[nodiscard]] std::vector<error> refused() const {
-    std::vector<error> out;
-    for (const auto& v : variants)
-      if (v.wrong) out.push_back(*v.wrong);
-    return out;
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::vector<error> refused() const;
 };
 
 /// Applies the decision rule to measured variants: the variant with the lowest

@@ -3,6 +3,8 @@
 
 #include "test_backends.hpp"
 
+#include <roster/detail/backend/spec_key.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -33,8 +33,6 @@ PLUGIN_HEADERS = [
     "roster/detail/inventory/platform/object_format.hpp",
     "roster/detail/inventory/platform/macho.hpp",
     "roster/detail/inventory/platform/pe.hpp",
-    "roster/detail/backend/spec_key.hpp",
-    "roster/detail/base/text.hpp",
     "roster/device_cache.hpp",
     "roster/device_interface.hpp",
     "roster/error.hpp",

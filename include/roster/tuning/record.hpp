@@ -41,9 +41,7 @@ struct sync_timing {
   double split_ns = 0.0;    ///< median time cut at its grid_syncs
   double spread = 0.0;      ///< the larger relative spread of the two
   /// Returns whether the split is faster beyond the spread and the minimum gain.
-  [[nodiscard]] bool split_faster() const noexcept {
-    return noise_rule::judge({native_ns, spread}, {split_ns, spread}).change;
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE bool split_faster() const noexcept;
   friend bool operator==(const sync_timing&, const sync_timing&) = default;
 };
 
@@ -73,28 +71,15 @@ struct tuning_record {
   std::vector<sync_timing> sync_shapes;  ///< grid-sync timings per program shape
 
   /// Returns the measured GB/s of an op and type, or nothing.
-  [[nodiscard]] std::optional<double> bandwidth(roster::op o, element_type t) const noexcept {
-    if (const tuning_figure* f = figure(o, t)) return f->gbps;
-    return std::nullopt;
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<double> bandwidth(roster::op o,
+                                                                       element_type t) const noexcept;
   /// Returns the figure of an op and type, or null.
-  [[nodiscard]] const tuning_figure* figure(roster::op o, element_type t) const noexcept {
-    for (const auto& f : figures)
-      if (f.op == o && f.type == t) return &f;
-    return nullptr;
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE const tuning_figure* figure(roster::op o, element_type t) const noexcept;
   /// Returns the triad GB/s (double, else float), or nothing.
-  [[nodiscard]] std::optional<double> triad_bandwidth() const noexcept {
-    if (auto d = bandwidth(op::triad, element_type::f64)) return d;
-    return bandwidth(op::triad, element_type::f32);
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<double> triad_bandwidth() const noexcept;
   /// Returns whether the split runs programs of this shape faster beyond the
   /// noise (detail::decide), when that shape was measured.
-  [[nodiscard]] std::optional<bool> split_faster_for(std::string_view shape) const noexcept {
-    for (const auto& s : sync_shapes)
-      if (s.shape == shape) return s.split_faster();
-    return std::nullopt;
-  }
+  [[nodiscard]] ROSTER_API ROSTER_INLINE std::optional<bool> split_faster_for(std::string_view shape) const noexcept;
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 

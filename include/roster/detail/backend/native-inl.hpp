@@ -85,4 +85,12 @@ ROSTER_INLINE expected<void> detail::native_access::buffer_handles(device& d, co
   return run_native(d, "native_buffer", backend, type, [&] { return d.do_native_buffer(b, kind, out); });
 }
 
+ROSTER_INLINE expected<std::optional<code_load>> kernels_loaded(device& d) {
+  code_load out;
+  auto got = detail::native_access::native(d, code_load::native_id, &out);
+  if (!got) return std::move(got).error();
+  if (!*got) return std::optional<code_load>{};
+  return std::optional<code_load>{std::move(out)};
+}
+
 }  // namespace roster

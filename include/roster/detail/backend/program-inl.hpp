@@ -16,6 +16,14 @@ ROSTER_INLINE program& program::push(const step& s) {
   return *this;
 }
 
+// Out of line too: each std::span it makes costs a file that includes
+// <roster/program.hpp> the constructor's constraint checks (bench/compile_cost).
+ROSTER_INLINE program& program::call(std::string_view op, std::initializer_list<buffer> buffers,
+                                     std::initializer_list<scalar_arg> scalars, call_options options) {
+  return call(op, std::span<const buffer>(buffers.begin(), buffers.size()),
+              std::span<const scalar_arg>(scalars.begin(), scalars.size()), options);
+}
+
 ROSTER_INLINE element_type program::type() const noexcept {
   for (const auto& s : steps_)
     if (buffers_of(s.op) > 0 || s.op == op::call) return s.out.type;

@@ -4,6 +4,7 @@
 #include <roster/acquire.hpp>
 #include <roster/device_cache.hpp>
 #include <roster/tuning/store.hpp>
+#include <roster/detail/backend/spec_key.hpp>
 
 #include <algorithm>
 #include <atomic>

@@ -226,6 +226,13 @@ ROSTER_INLINE expected<void> time_tune_variants(tune_run& run, std::uint32_t rep
 }
 }  // namespace detail
 
+ROSTER_INLINE std::vector<error> kernel_tuning::refused() const {
+  std::vector<error> out;
+  for (const auto& v : variants)
+    if (v.wrong) out.push_back(*v.wrong);
+  return out;
+}
+
 ROSTER_INLINE kernel_choice choose_variant(std::span<const variant_timing> variants, std::string_view baseline,
                                            double min_gain) {
   kernel_choice c;

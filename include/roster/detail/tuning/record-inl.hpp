@@ -15,6 +15,34 @@ namespace detail {
 inline void tuning_trace(const std::string& line) { trace("tuning: " + line); }
 }  // namespace detail
 
+// The records' own lookups, out of line: each optional and loop they
+// instantiate would cost every file that includes roster (bench/compile_cost).
+ROSTER_INLINE bool sync_timing::split_faster() const noexcept {
+  return noise_rule::judge({native_ns, spread}, {split_ns, spread}).change;
+}
+
+ROSTER_INLINE std::optional<double> tuning_record::bandwidth(roster::op o, element_type t) const noexcept {
+  if (const tuning_figure* f = figure(o, t)) return f->gbps;
+  return std::nullopt;
+}
+
+ROSTER_INLINE const tuning_figure* tuning_record::figure(roster::op o, element_type t) const noexcept {
+  for (const auto& f : figures)
+    if (f.op == o && f.type == t) return &f;
+  return nullptr;
+}
+
+ROSTER_INLINE std::optional<double> tuning_record::triad_bandwidth() const noexcept {
+  if (auto d = bandwidth(op::triad, element_type::f64)) return d;
+  return bandwidth(op::triad, element_type::f32);
+}
+
+ROSTER_INLINE std::optional<bool> tuning_record::split_faster_for(std::string_view shape) const noexcept {
+  for (const auto& s : sync_shapes)
+    if (s.shape == shape) return s.split_faster();
+  return std::nullopt;
+}
+
 ROSTER_INLINE std::string tuning_device_key(const adapter_info& a) {
   if (a.has_uuid()) return a.uuid_string();
   return a.spec() + "/" + a.name;
