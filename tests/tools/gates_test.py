@@ -405,7 +405,10 @@ class GpuCheck(unittest.TestCase):
         # No GPU, even on a GPU node: an nvidia-smi that lists none.
         os.makedirs(os.path.join(tmp, "bin"))
         fake(os.path.join(tmp, "bin", "nvidia-smi"), "", rc=9)
+        # The one-file part compiles roster with every backend (about 45 s a
+        # run here); its own tests are GpuCheckOneFile's, so it is left out.
         env = {"OUT": out, "GPU_CHECK_SANITIZE": "0", "GPU_CHECK_VULKAN": "0", "GPU_CHECK_PLACEMENT": "0",
+               "GPU_CHECK_ONE_FILE": "0",
                "GPU_CHECK_VULKAN_LOADER": "0", "GPU_CHECK_OPENCL_LOADER": "0",
                "GPU_CHECK_ALLOW": allow, "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
                "PATH": os.path.join(tmp, "bin") + ":/usr/bin:/bin:" + os.path.dirname(sys.executable)}
@@ -422,6 +425,7 @@ class GpuCheck(unittest.TestCase):
         self.assertRegex(line(table, "stream-compare"), r"FAIL +NOT RUN: BABELSTREAM_BIN and BABELSTREAM_COMMIT are not set")
         self.assertRegex(line(table, "nvidia-smi"), r"FAIL")
         self.assertRegex(line(table, "opencl "), r"FAIL +MISSING: tests/backends/opencl_backend_test not built")
+        self.assertRegex(line(table, "one-file"), r"FAIL +NOT RUN: GPU_CHECK_ONE_FILE=0")
         self.assertRegex(table.strip().splitlines()[-2], r"^\d+ pass, 0 allowed, \d+ FAIL$")
 
         # A time budget spent: the parts that would start later are NOT RUN rows, and the table still comes.
@@ -609,7 +613,7 @@ class GpuCheckSanitizer(unittest.TestCase):
                'esac\n')
         allow = os.path.join(tmp, "allow.txt")
         write(allow, "")
-        env = {"OUT": os.path.join(tmp, "out"), "GPU_CHECK_SANITIZE": "1", "GPU_CHECK_BENCH": "0",
+        env = {"OUT": os.path.join(tmp, "out"), "GPU_CHECK_SANITIZE": "1", "GPU_CHECK_BENCH": "0", "GPU_CHECK_ONE_FILE": "0",
                "GPU_CHECK_VULKAN": "0", "GPU_CHECK_OPENCL": "0", "GPU_CHECK_PLACEMENT": "0",
                "GPU_CHECK_VULKAN_LOADER": "0", "GPU_CHECK_OPENCL_LOADER": "0", "GPU_CHECK_ALLOW": allow,
                "BABELSTREAM_BIN": "", "BABELSTREAM_COMMIT": "",
