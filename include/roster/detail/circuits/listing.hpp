@@ -70,13 +70,17 @@ inline bool deferrable_backend(std::string_view id) {
   return id == "cuda" || id == "vulkan" || id == "opencl";
 }
 
+// The GPU list the test hook put in place, if any.
+inline std::optional<physical_gpus> replaced_gpus() {
+  auto& h = the_lazy_scan_hook();
+  std::lock_guard lock(h.mutex);
+  if (h.replaced) return h.replaced->gpus;
+  return std::nullopt;
+}
+
 // The machine's GPU list as the lazy scan reads it.
 inline physical_gpus lazy_scan_gpus() {
-  {
-    auto& h = the_lazy_scan_hook();
-    std::lock_guard lock(h.mutex);
-    if (h.replaced) return h.replaced->gpus;
-  }
+  if (auto g = replaced_gpus()) return std::move(*g);
   return machine_gpus();
 }
 
@@ -154,11 +158,7 @@ inline bool settled_without(std::span<const std::pair<adapter_info, int>> listed
 // millisecond), which tells early whether a decision's scan will ask its first
 // GPU API; the test hook's list where one is put in place.
 inline physical_gpus lazy_scan_early_gpus() {
-  {
-    auto& h = the_lazy_scan_hook();
-    std::lock_guard lock(h.mutex);
-    if (h.replaced) return h.replaced->gpus;
-  }
+  if (auto g = replaced_gpus()) return std::move(*g);
   return gpus_from_sysfs(sysfs_root() + "/bus/pci/devices");
 }
 
