@@ -195,9 +195,10 @@ def markdown(doc, source, others=()):
     for r in rows:
         t = timings.index(r["timing"]) + 1
         verdict = r["verdict"] + (f" ({r['reason']})" if r.get("reason") and r["verdict"] != "pass" else "")
+        target = "shown" if r["verdict"] == "shown" else f">= {r['limit']:g}"
         if "ratio" in r:
             lines.append(f"| {fmt_what(r)} | {r['value']:.1f} | {r['baseline']:.1f} | {r['ratio']:.3f} | "
-                         f">= {r['limit']:g} | {r['spread'] * 100:.1f}% | {t} | {verdict.replace('|', '/')} |")
+                         f"{target} | {r['spread'] * 100:.1f}% | {t} | {verdict.replace('|', '/')} |")
         else:
             lines.append(f"| {fmt_what(r)} | - | - | - | >= {r['limit']:g} | - | {t} | {verdict.replace('|', '/')} |")
     lines.append(MARK_END)

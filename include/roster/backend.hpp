@@ -303,6 +303,35 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   [[gnu::used]] static const char* const ROSTER_IMPL_CAT(roster_use_backend_, name) = \
       &ROSTER_IMPL_CAT(roster_backend_anchor_, name)
 
+/// A backend's bodies (its *-inl.hpp files, compiled in header-only mode, in
+/// a ROSTER_SOURCE file, or into its library) define this symbol, and a file
+/// that includes the backend's header in library mode refers to it (ELF). A
+/// program whose ROSTER_SOURCE file leaves out a backend header that another
+/// of its files includes, and that links no library of that backend, then
+/// fails to link with an undefined reference that names the fix, beside the
+/// backend's own functions; without it, a file that calls none of them would
+/// link a registration whose bodies are missing or, worse, nothing at all.
+#define ROSTER_IMPL_BODIES_SYMBOL(name)                                                                 \
+  ROSTER_IMPL_CAT(ROSTER_IMPL_CAT(roster_, name),                                                       \
+                  ROSTER_IMPL_CAT(ROSTER_IMPL_CAT(_backend_not_compiled__Fix_include_roster_backends_, name), \
+                                  ROSTER_IMPL_CAT(_hpp_in_the_ROSTER_SOURCE_file_or_link_libroster_, name)))
+#if defined(__ELF__)
+// Weak: every header-only file of a program defines it, and so may a library
+// of the backend beside a ROSTER_SOURCE file that compiles it too.
+#  define ROSTER_IMPL_DEFINE_BODIES(name) \
+    extern "C" __attribute__((weak, visibility("default"))) const char ROSTER_IMPL_BODIES_SYMBOL(name) = 0
+#  define ROSTER_IMPL_NEED_BODIES(name)                                                 \
+    extern "C" const char ROSTER_IMPL_BODIES_SYMBOL(name);                               \
+    namespace roster::detail {                                                           \
+    [[gnu::used]] inline const char* const ROSTER_IMPL_CAT(needs_bodies_of_, name) =     \
+        &ROSTER_IMPL_BODIES_SYMBOL(name);                                                \
+    }                                                                                    \
+    static_assert(true)
+#else
+#  define ROSTER_IMPL_DEFINE_BODIES(name) static_assert(true)
+#  define ROSTER_IMPL_NEED_BODIES(name) static_assert(true)
+#endif
+
 #if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/backend/backend-inl.hpp>
 #endif

@@ -120,6 +120,33 @@ def source_twice(src, tmp):
     print('ok: two ROSTER_SOURCE files fail to link with: ' + said[0])
 
 
+def source_without_backend(src, tmp):
+    """A file includes a backend header in library mode, and the program's
+    ROSTER_SOURCE file does not include it (and no library of the backend is
+    linked): the link fails, and the linker names the backend's missing
+    bodies and the fix, not only the backend's functions. Runs in
+    source_once's folder, after build.sh."""
+    symbol = ('roster_cpu_backend_not_compiled__Fix_include_roster_backends_cpu_hpp'
+              '_in_the_ROSTER_SOURCE_file_or_link_libroster_cpu')
+    with open(os.path.join(tmp, 'roster_core.cpp'), 'w', encoding='utf-8') as f:
+        f.write('// roster compiled once, without the CPU backend\n#define ROSTER_SOURCE\n#include <roster/roster.hpp>\n')
+    with open(os.path.join(tmp, 'uses_cpu.cpp'), 'w', encoding='utf-8') as f:
+        f.write('// includes the CPU backend in library mode and calls none of its functions\n'
+                '#include <roster/backends/cpu.hpp>\n')
+    for name in ('roster_core.cpp', 'uses_cpu.cpp'):
+        run(['c++', '-std=c++20', '-O0', '-I' + os.path.join(src, 'include'),
+             '-I' + os.path.join(src, 'backends', 'cpu', 'include'), '-c', name], cwd=tmp)
+    cmd = ['c++', 'main.o', 'stream.o', 'roster_core.o', 'uses_cpu.o', '-o', 'partial', '-pthread', '-ldl']
+    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    if linked.returncode == 0:
+        fail(' '.join(cmd) + ' linked a CPU backend whose bodies no file compiles')
+    said = [line for line in linked.stderr.splitlines() if symbol in line]
+    if not said:
+        fail('a backend header without its bodies: no undefined reference names the fix (' + symbol + '):\n'
+             + linked.stderr[:2000])
+    print('ok: a backend header without its bodies fails to link with: ' + said[0].strip())
+
+
 # The line the one-file program prints for each backend (a regular
 # expression): each must be registered, and list or say what it lists. A
 # backend whose one-file route lands adds its line here.
@@ -310,6 +337,7 @@ def main(argv):
             copy_snippets('source_once', ['roster.cpp', 'stream.hpp', 'stream.cpp', 'main.cpp', 'build.sh'], tmp)
             run(['sh', '-ex', 'build.sh'], cwd=tmp, env=dict(os.environ, ROSTER=src))
             source_twice(src, tmp)
+            source_without_backend(src, tmp)
         elif mode == 'one-file':
             copy_snippets('one_file', ['main.cpp', 'build.sh'], tmp)
             one_file(src, tmp)

@@ -257,4 +257,7 @@ ROSTER_REGISTER_BACKEND(roster::cpu::backend);
 #  include <roster/backends/cpu/detail/dispatch-inl.hpp>
 #  include <roster/backends/cpu/detail/memory-inl.hpp>
 #  include <roster/backends/cpu/detail/registration-inl.hpp>
+#else
+// Library mode: the link needs the bodies, from a ROSTER_SOURCE file or the library.
+ROSTER_IMPL_NEED_BODIES(cpu);
 #endif

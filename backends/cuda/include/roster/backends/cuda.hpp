@@ -163,4 +163,7 @@ struct backend {
 #  include <roster/backends/cuda/detail/errors-inl.hpp>
 #  include <roster/backends/cuda/detail/module-inl.hpp>
 #  include <roster/backends/cuda/detail/registration-inl.hpp>
+#else
+// Library mode: the link needs the bodies, from a ROSTER_SOURCE file or the library.
+ROSTER_IMPL_NEED_BODIES(cuda);
 #endif

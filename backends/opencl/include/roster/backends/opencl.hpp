@@ -88,4 +88,7 @@ struct backend {
 #    include <roster/backends/opencl/detail/native-inl.hpp>
 #    include <roster/backends/opencl/detail/registration-inl.hpp>
 #  endif
+#else
+// Library mode: the link needs the bodies, from a ROSTER_SOURCE file or the library.
+ROSTER_IMPL_NEED_BODIES(opencl);
 #endif

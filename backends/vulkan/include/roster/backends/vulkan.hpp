@@ -96,4 +96,7 @@ ROSTER_API ROSTER_INLINE validation_report validation();
 #    include <roster/backends/vulkan/detail/registration-inl.hpp>
 #    pragma GCC diagnostic pop
 #  endif
+#else
+// Library mode: the link needs the bodies, from a ROSTER_SOURCE file or the library.
+ROSTER_IMPL_NEED_BODIES(vulkan);
 #endif

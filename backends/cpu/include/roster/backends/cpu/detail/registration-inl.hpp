@@ -28,3 +28,6 @@ ROSTER_INLINE expected<std::vector<adapter_info>> backend::enumerate() {
 }
 
 }  // namespace roster::cpu
+
+// This file compiles the backend: say so to the linker (<roster/backend.hpp>).
+ROSTER_IMPL_DEFINE_BODIES(cpu);

@@ -191,7 +191,13 @@ ROSTER_INLINE expected<void> device::set_mode(grid_sync_mode m) {
 // Makes the device's primary context current on this thread, as
 // cudaSetDevice(ordinal) does for the runtime.
 ROSTER_INLINE expected<void> device::activate() const {
-  if (int e = detail::api().cuCtxSetCurrent(static_cast<detail::cu_context>(context_)); e != detail::cu_success)
+  // Every dispatch asks, and the thread's context is ours already but for the
+  // first call on a thread or after another device's: then nothing is set.
+  const detail::driver_api& cu = detail::api();
+  detail::cu_context current = nullptr;
+  if (cu.cuCtxGetCurrent(&current) == detail::cu_success && current == static_cast<detail::cu_context>(context_))
+    return {};
+  if (int e = cu.cuCtxSetCurrent(static_cast<detail::cu_context>(context_)); e != detail::cu_success)
     return detail::cuda_failure(e, info_.spec(), "cuCtxSetCurrent");
   return {};
 }

@@ -90,6 +90,7 @@ struct driver_api {
   cu_result (*cuDevicePrimaryCtxRetain)(cu_context*, cu_device) = nullptr;
   cu_result (*cuDevicePrimaryCtxRelease)(cu_device) = nullptr;
   cu_result (*cuCtxSetCurrent)(cu_context) = nullptr;
+  cu_result (*cuCtxGetCurrent)(cu_context*) = nullptr;
   cu_result (*cuMemAlloc)(cu_deviceptr*, std::size_t) = nullptr;
   cu_result (*cuMemFree)(cu_deviceptr) = nullptr;
   cu_result (*cuMemcpyHtoDAsync)(cu_deviceptr, const void*, std::size_t, cu_stream) = nullptr;
@@ -148,6 +149,7 @@ inline const driver_api& api() {
     resolve(l, a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", nullptr, m);
     resolve(l, a.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", m);
     resolve(l, a.cuCtxSetCurrent, "cuCtxSetCurrent", nullptr, m);
+    resolve(l, a.cuCtxGetCurrent, "cuCtxGetCurrent", nullptr, m);
     resolve(l, a.cuMemAlloc, "cuMemAlloc_v2", nullptr, m);
     resolve(l, a.cuMemFree, "cuMemFree_v2", nullptr, m);
     resolve(l, a.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", nullptr, m);

@@ -38,3 +38,6 @@ ROSTER_INLINE expected<std::vector<adapter_info>> backend::enumerate() {
 }  // namespace roster::cuda
 
 ROSTER_REGISTER_BACKEND(roster::cuda::backend);
+
+// This file compiles the backend: say so to the linker (<roster/backend.hpp>).
+ROSTER_IMPL_DEFINE_BODIES(cuda);

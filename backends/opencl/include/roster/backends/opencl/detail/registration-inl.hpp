@@ -48,3 +48,6 @@ ROSTER_INLINE expected<std::unique_ptr<device>> backend::open(open_key, std::uin
 // call of one runs as a step of the backend's own passes (device::dispatch
 // maps it onto the built-in step).
 ROSTER_REGISTER_BACKEND(roster::opencl::backend);
+
+// This file compiles the backend: say so to the linker (<roster/backend.hpp>).
+ROSTER_IMPL_DEFINE_BODIES(opencl);

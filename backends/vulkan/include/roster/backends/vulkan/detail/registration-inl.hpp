@@ -46,3 +46,6 @@ ROSTER_INLINE expected<std::unique_ptr<device>> backend::open(open_key, std::uin
 // call of one runs the backend's built-in shaders in the program's one
 // submission (device::dispatch maps it onto the built-in step).
 ROSTER_REGISTER_BACKEND(roster::vulkan::backend);
+
+// This file compiles the backend: say so to the linker (<roster/backend.hpp>).
+ROSTER_IMPL_DEFINE_BODIES(vulkan);
