@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include <dlfcn.h>
+
 #if defined(KERNEL_BENCH_CUDA)
 #  include <roster/backends/cuda.hpp>
 // From kernel_call_bench.cu: the "scale" launcher, y[i] = alpha * x[i].
@@ -213,6 +215,60 @@ void cuda_paired(benchmark::State& state) {
 }
 BENCHMARK(cuda_paired)->Arg(16)->Iterations(2000)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(cuda_paired)->Arg(1 << 24)->Iterations(200)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// Where the host time of a dispatch goes (shown, not judged): per call,
+// 0 a dispatch through roster of a call whose launcher launches nothing
+//   (roster's own path: the program's check, the kernel's lookup, the
+//   arguments, the context check and the runtime's error checks);
+// 1 the same on the CUDA device itself, past acquire's wrappers;
+// 2 cuCtxGetCurrent, which each dispatch asks;
+// 3 cudaGetLastError, which each call of a launcher asks twice;
+// 4 the launcher alone, launching on roster's stream.
+void kernel_bench_nop_launch(const roster::kernel_args&, void*) {}
+constinit const roster::kernel_entry nop_cuda =
+    roster::cuda::kernel<&kernel_bench_nop_launch, roster::write<double>, roster::read<double>, roster::scalar<double>>("bench_nop", "plain", roster::default_variant);
+ROSTER_KERNEL(nop_cuda);
+
+void cuda_parts(benchmark::State& state) {
+  auto dev = roster::acquire("cuda:0");
+  if (!dev) return state.SkipWithError(("no CUDA device: " + dev.error().message()).c_str());
+  auto x = (*dev)->allocate<double>(16), y = (*dev)->allocate<double>(16);
+  if (!x || !y) return state.SkipWithError("allocation failed");
+  roster::program nop;
+  nop.call("bench_nop", {*y, *x}, {2.0});
+  roster::cuda::device* cd = cuda_of(**dev);
+  auto handles = roster::native<roster::cuda::native>(**dev);
+  if (cd == nullptr || !handles) return state.SkipWithError("not a CUDA device");
+  void* lib = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  using get_current_fn = int (*)(void**);
+  auto get_current = lib ? reinterpret_cast<get_current_fn>(::dlsym(lib, "cuCtxGetCurrent")) : nullptr;
+  auto get_last = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "cudaGetLastError"));
+  const roster::kernel_buffer bufs[2] = {{cd->native_pointer(*y), 16, roster::element_type::f64},
+                                         {cd->native_pointer(*x), 16, roster::element_type::f64}};
+  const roster::scalar_arg s(2.0);
+  const roster::kernel_args args{bufs, {&s, 1}, 16};
+  const auto part = state.range(0);
+  static const char* const names[] = {"dispatch, no launch", "dispatch on the CUDA device, no launch",
+                                      "cuCtxGetCurrent", "cudaGetLastError", "the launcher alone"};
+  state.SetLabel(names[part]);
+  if ((part == 2 && !get_current) || (part == 3 && !get_last)) return state.SkipWithError("entry point not found");
+  bool failed = false;
+  std::size_t k = 0;
+  void* ctx = nullptr;
+  for (auto _ : state) {
+    switch (part) {
+      case 0: failed |= !(*dev)->dispatch(nop); break;
+      case 1: failed |= !cd->dispatch(nop); break;
+      case 2: benchmark::DoNotOptimize(get_current(&ctx)); break;
+      case 3: benchmark::DoNotOptimize(get_last()); break;
+      default: kernel_bench_scale_launch(args, handles->stream); break;
+    }
+    if (part == 4 && ++k % 256 == 0) (void)(*dev)->synchronize();
+  }
+  (void)(*dev)->synchronize();
+  if (failed) state.SkipWithError("a dispatch failed");
+}
+BENCHMARK(cuda_parts)->DenseRange(0, 4)->UseRealTime();
 #endif
 
 }  // namespace
