@@ -21,3 +21,6 @@
 #include <roster/detail/circuits/circuits-inl.hpp>
 #include <roster/detail/decision/binding-inl.hpp>
 #include <roster/detail/decision/decide-inl.hpp>
+
+// The library compiles roster's bodies (<roster/roster.hpp> refers to this).
+ROSTER_IMPL_DEFINE_LINK_SYMBOL(ROSTER_IMPL_CORE_BODIES_SYMBOL);

@@ -315,22 +315,30 @@ constexpr backend_claim claim_of(const char* site) noexcept {
   ROSTER_IMPL_CAT(ROSTER_IMPL_CAT(roster_, name),                                                       \
                   ROSTER_IMPL_CAT(ROSTER_IMPL_CAT(_backend_not_compiled__Fix_include_roster_backends_, name), \
                                   ROSTER_IMPL_CAT(_hpp_in_the_ROSTER_SOURCE_file_or_link_libroster_, name)))
+/// The same for roster's own bodies: <roster/roster.hpp> defines it where it
+/// compiles them (header-only mode, a ROSTER_SOURCE file, src/roster.cpp) and
+/// refers to it in library mode, so a ROSTER_SOURCE file that includes only
+/// part of roster fails to link naming the fix.
+#define ROSTER_IMPL_CORE_BODIES_SYMBOL \
+  roster_not_compiled__Fix_include_roster_roster_hpp_in_the_ROSTER_SOURCE_file_or_link_libroster
 #if defined(__ELF__)
 // Weak: every header-only file of a program defines it, and so may a library
-// of the backend beside a ROSTER_SOURCE file that compiles it too.
-#  define ROSTER_IMPL_DEFINE_BODIES(name) \
-    extern "C" __attribute__((weak, visibility("default"))) const char ROSTER_IMPL_BODIES_SYMBOL(name) = 0
-#  define ROSTER_IMPL_NEED_BODIES(name)                                                 \
-    extern "C" const char ROSTER_IMPL_BODIES_SYMBOL(name);                               \
-    namespace roster::detail {                                                           \
-    [[gnu::used]] inline const char* const ROSTER_IMPL_CAT(needs_bodies_of_, name) =     \
-        &ROSTER_IMPL_BODIES_SYMBOL(name);                                                \
-    }                                                                                    \
+// beside a ROSTER_SOURCE file that compiles the same bodies.
+#  define ROSTER_IMPL_DEFINE_LINK_SYMBOL(symbol) \
+    extern "C" __attribute__((weak, visibility("default"))) const char symbol = 0
+#  define ROSTER_IMPL_NEED_LINK_SYMBOL(symbol, holder)                  \
+    extern "C" const char symbol;                                        \
+    namespace roster::detail {                                           \
+    [[gnu::used]] inline const char* const holder = &symbol;             \
+    }                                                                    \
     static_assert(true)
 #else
-#  define ROSTER_IMPL_DEFINE_BODIES(name) static_assert(true)
-#  define ROSTER_IMPL_NEED_BODIES(name) static_assert(true)
+#  define ROSTER_IMPL_DEFINE_LINK_SYMBOL(symbol) static_assert(true)
+#  define ROSTER_IMPL_NEED_LINK_SYMBOL(symbol, holder) static_assert(true)
 #endif
+#define ROSTER_IMPL_DEFINE_BODIES(name) ROSTER_IMPL_DEFINE_LINK_SYMBOL(ROSTER_IMPL_BODIES_SYMBOL(name))
+#define ROSTER_IMPL_NEED_BODIES(name) \
+  ROSTER_IMPL_NEED_LINK_SYMBOL(ROSTER_IMPL_BODIES_SYMBOL(name), ROSTER_IMPL_CAT(needs_bodies_of_, name))
 
 #if defined(ROSTER_IMPL_WITH_INL)
 #  include <roster/detail/backend/backend-inl.hpp>

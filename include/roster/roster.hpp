@@ -21,3 +21,11 @@
 #include <roster/split.hpp>
 #include <roster/tuning.hpp>
 #include <roster/variants.hpp>
+
+// Where this file compiles roster's bodies, say so to the linker; in library
+// mode, need them (<roster/backend.hpp>, ROSTER_IMPL_CORE_BODIES_SYMBOL).
+#if defined(ROSTER_IMPL_WITH_INL)
+ROSTER_IMPL_DEFINE_LINK_SYMBOL(ROSTER_IMPL_CORE_BODIES_SYMBOL);
+#else
+ROSTER_IMPL_NEED_LINK_SYMBOL(ROSTER_IMPL_CORE_BODIES_SYMBOL, needs_roster_bodies);
+#endif

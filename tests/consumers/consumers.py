@@ -124,8 +124,9 @@ def source_without_backend(src, tmp):
     """A file includes a backend header in library mode, and the program's
     ROSTER_SOURCE file does not include it (and no library of the backend is
     linked): the link fails, and the linker names the backend's missing
-    bodies and the fix, not only the backend's functions. Runs in
-    source_once's folder, after build.sh."""
+    bodies and the fix, not only the backend's functions. The same for a
+    ROSTER_SOURCE file that includes one roster header and not
+    <roster/roster.hpp>. Runs in source_once's folder, after build.sh."""
     symbol = ('roster_cpu_backend_not_compiled__Fix_include_roster_backends_cpu_hpp'
               '_in_the_ROSTER_SOURCE_file_or_link_libroster_cpu')
     with open(os.path.join(tmp, 'roster_core.cpp'), 'w', encoding='utf-8') as f:
@@ -145,6 +146,22 @@ def source_without_backend(src, tmp):
         fail('a backend header without its bodies: no undefined reference names the fix (' + symbol + '):\n'
              + linked.stderr[:2000])
     print('ok: a backend header without its bodies fails to link with: ' + said[0].strip())
+    # A ROSTER_SOURCE file that includes one roster header, not <roster/roster.hpp>:
+    # the program's other files need roster's bodies, and the linker says so.
+    core = 'roster_not_compiled__Fix_include_roster_roster_hpp_in_the_ROSTER_SOURCE_file_or_link_libroster'
+    with open(os.path.join(tmp, 'roster_part.cpp'), 'w', encoding='utf-8') as f:
+        f.write('// roster compiled once, but only what <roster/native.hpp> pulls in\n'
+                '#define ROSTER_SOURCE\n#include <roster/native.hpp>\n')
+    run(['c++', '-std=c++20', '-O0', '-I' + os.path.join(src, 'include'), '-c', 'roster_part.cpp'], cwd=tmp)
+    cmd = ['c++', 'main.o', 'stream.o', 'roster_part.o', '-o', 'part', '-pthread', '-ldl']
+    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    if linked.returncode == 0:
+        fail(' '.join(cmd) + ' linked a program whose ROSTER_SOURCE file compiles part of roster')
+    said = [line for line in linked.stderr.splitlines() if core in line]
+    if not said:
+        fail('a ROSTER_SOURCE file with part of roster: no undefined reference names the fix (' + core + '):\n'
+             + linked.stderr[:2000])
+    print('ok: a ROSTER_SOURCE file with part of roster fails to link with: ' + said[0].strip())
 
 
 # The line the one-file program prints for each backend (a regular
