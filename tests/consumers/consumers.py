@@ -120,6 +120,19 @@ def source_twice(src, tmp):
     print('ok: two ROSTER_SOURCE files fail to link with: ' + said[0])
 
 
+def link_names_fix(tmp, objects, symbol, what):
+    """Links main.o and stream.o with objects: the link must fail, and an
+    undefined reference must name symbol (the fix)."""
+    cmd = ['c++', 'main.o', 'stream.o'] + objects + ['-o', 'unlinkable', '-pthread', '-ldl']
+    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
+    if linked.returncode == 0:
+        fail(' '.join(cmd) + ' linked: ' + what)
+    said = [line for line in linked.stderr.splitlines() if symbol in line]
+    if not said:
+        fail(what + ': no undefined reference names the fix (' + symbol + '):\n' + linked.stderr[:2000])
+    print('ok: ' + what + ' fails to link with: ' + said[0].strip())
+
+
 def source_without_backend(src, tmp):
     """A file includes a backend header in library mode, and the program's
     ROSTER_SOURCE file does not include it (and no library of the backend is
@@ -137,15 +150,7 @@ def source_without_backend(src, tmp):
     for name in ('roster_core.cpp', 'uses_cpu.cpp'):
         run(['c++', '-std=c++20', '-O0', '-I' + os.path.join(src, 'include'),
              '-I' + os.path.join(src, 'backends', 'cpu', 'include'), '-c', name], cwd=tmp)
-    cmd = ['c++', 'main.o', 'stream.o', 'roster_core.o', 'uses_cpu.o', '-o', 'partial', '-pthread', '-ldl']
-    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
-    if linked.returncode == 0:
-        fail(' '.join(cmd) + ' linked a CPU backend whose bodies no file compiles')
-    said = [line for line in linked.stderr.splitlines() if symbol in line]
-    if not said:
-        fail('a backend header without its bodies: no undefined reference names the fix (' + symbol + '):\n'
-             + linked.stderr[:2000])
-    print('ok: a backend header without its bodies fails to link with: ' + said[0].strip())
+    link_names_fix(tmp, ['roster_core.o', 'uses_cpu.o'], symbol, 'a backend header without its bodies')
     # A ROSTER_SOURCE file that includes one roster header, not <roster/roster.hpp>:
     # the program's other files need roster's bodies, and the linker says so.
     core = 'roster_not_compiled__Fix_include_roster_roster_hpp_in_the_ROSTER_SOURCE_file_or_link_libroster'
@@ -153,16 +158,7 @@ def source_without_backend(src, tmp):
         f.write('// roster compiled once, but only what <roster/native.hpp> pulls in\n'
                 '#define ROSTER_SOURCE\n#include <roster/native.hpp>\n')
     run(['c++', '-std=c++20', '-O0', '-I' + os.path.join(src, 'include'), '-c', 'roster_part.cpp'], cwd=tmp)
-    cmd = ['c++', 'main.o', 'stream.o', 'roster_part.o', '-o', 'part', '-pthread', '-ldl']
-    linked = subprocess.run(cmd, cwd=tmp, capture_output=True, text=True, errors='replace')
-    if linked.returncode == 0:
-        fail(' '.join(cmd) + ' linked a program whose ROSTER_SOURCE file compiles part of roster')
-    said = [line for line in linked.stderr.splitlines() if core in line]
-    if not said:
-        fail('a ROSTER_SOURCE file with part of roster: no undefined reference names the fix (' + core + '):\n'
-             + linked.stderr[:2000])
-    print('ok: a ROSTER_SOURCE file with part of roster fails to link with: ' + said[0].strip())
-
+    link_names_fix(tmp, ['roster_part.o'], core, 'a ROSTER_SOURCE file with part of roster')
 
 # The line the one-file program prints for each backend (a regular
 # expression): each must be registered, and list or say what it lists. A
