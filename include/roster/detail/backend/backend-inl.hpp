@@ -157,31 +157,77 @@ inline expected<const kernel_entry*> find_kernel_or_builtin(const kernel_call& c
 }
 }  // namespace detail
 
+namespace detail {
+// kernel_for's answers, remembered per thread. A dispatch looks each call's
+// kernel up twice (its check, then the backend's run), and a solver's loop
+// dispatches the same calls again and again: three or four binary searches
+// of the op's name each time were half of a user kernel's dispatch on the
+// CPU (bench kernel_call_bench, cpu_paired). An answer is reused only when
+// all it depends on matches: the call's op, variant and element type and the
+// device's backend (read from the answer itself), the device, its tuning
+// choices and, under them, the call's size class, and the kernel inventory's
+// snapshot (replaced at every module load or unload, never freed). The
+// call's address only picks the slot; errors and generic built-in entries
+// (which depend on the backend's registration) are looked up every time.
+struct kernel_memo {
+  const kernel_entry* entry = nullptr;
+  const kernel_entry* const* inventory = nullptr;
+  const kernel_choice* choices = nullptr;
+  std::size_t choice_count = 0;
+  std::uint64_t device = 0;
+  std::uint32_t size_class = 0;
+  bool named = false;  // the call named its variant
+};
+inline kernel_memo& kernel_memo_for(const kernel_call& c) noexcept {
+  thread_local kernel_memo memos[16];
+  return memos[(reinterpret_cast<std::uintptr_t>(&c) >> 4) % 16];
+}
+inline bool is_generic_builtin(const kernel_entry* e) noexcept {
+  return (e >= generic_builtin<float> && e < generic_builtin<float> + op_count) ||
+         (e >= generic_builtin<double> && e < generic_builtin<double> + op_count);
+}
+}  // namespace detail
+
 ROSTER_INLINE expected<const kernel_entry*> device::kernel_for(const kernel_call& c) const {
   const std::string_view backend = adapter().backend;
   const element_type type = c.buffers.front().type;
-  if (!c.variant.empty() || kernel_choices_.empty()) return detail::find_kernel_or_builtin(c, backend, type, c.variant);
-  // A recorded winner for this op, type and size class; the extent comes from
-  // the signature, which every variant of one op and type shares.
-  const auto entries = kernels_of(c.op);
-  const kernel_entry* any = nullptr;
-  for (const auto* e : entries)
-    if (e->type == type) any = e;
-  if (any != nullptr) {
-    const std::uint32_t cls = size_class(call_extent(*any, c));
-    for (const auto& k : kernel_choices_) {
-      if (k.op != c.op || k.type != type || k.size_class != cls) continue;
-      auto won = find_kernel(c.op, backend, type, k.variant);
-      if (detail::trace_on())
-        detail::trace(adapter().spec() + ": kernel '" + c.op + "' " + std::string(to_string(type)) +
-                      " size class 2^" + std::to_string(cls) + ": " +
-                      (won ? "variant '" + k.variant + "' by record"
-                           : "recorded variant '" + k.variant + "' is not registered; the default runs"));
-      if (won) return won;
-      break;
+  const bool by_record = c.variant.empty() && !kernel_choices_.empty();
+  const kernel_entry* const* snapshot = inventory<kernel_entry>().data();
+  detail::kernel_memo& memo = detail::kernel_memo_for(c);
+  if (const kernel_entry* m = memo.entry;
+      m != nullptr && memo.device == id_ && memo.inventory == snapshot && memo.choices == kernel_choices_.data() &&
+      memo.choice_count == kernel_choices_.size() && m->type == type && memo.named == !c.variant.empty() &&
+      m->op == c.op && m->backend == backend && (c.variant.empty() || m->variant == c.variant) &&
+      (!by_record || memo.size_class == size_class(call_extent(*m, c))))
+    return m;
+  auto found = [&]() -> expected<const kernel_entry*> {
+    if (!by_record) return detail::find_kernel_or_builtin(c, backend, type, c.variant);
+    // A recorded winner for this op, type and size class; the extent comes
+    // from the signature, which every variant of one op and type shares.
+    const auto entries = kernels_of(c.op);
+    const kernel_entry* any = nullptr;
+    for (const auto* e : entries)
+      if (e->type == type) any = e;
+    if (any != nullptr) {
+      const std::uint32_t cls = size_class(call_extent(*any, c));
+      for (const auto& k : kernel_choices_) {
+        if (k.op != c.op || k.type != type || k.size_class != cls) continue;
+        auto won = find_kernel(c.op, backend, type, k.variant);
+        if (detail::trace_on())
+          detail::trace(adapter().spec() + ": kernel '" + c.op + "' " + std::string(to_string(type)) +
+                        " size class 2^" + std::to_string(cls) + ": " +
+                        (won ? "variant '" + k.variant + "' by record"
+                             : "recorded variant '" + k.variant + "' is not registered; the default runs"));
+        if (won) return won;
+        break;
+      }
     }
-  }
-  return detail::find_kernel_or_builtin(c, backend, type, {});
+    return detail::find_kernel_or_builtin(c, backend, type, {});
+  }();
+  if (found && !detail::is_generic_builtin(*found))
+    memo = detail::kernel_memo{*found, snapshot, kernel_choices_.data(), kernel_choices_.size(), id_,
+                               by_record ? size_class(call_extent(**found, c)) : 0u, !c.variant.empty()};
+  return found;
 }
 
 ROSTER_INLINE expected<void> device::check_program(const program& p, std::vector<step>* lowered) const {
