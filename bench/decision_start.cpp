@@ -13,7 +13,14 @@
 //                          The decision starts only the APIs it needs (the
 //                          machine's GPU list comes from NVML and sysfs), so
 //                          on an NVIDIA node Vulkan and OpenCL stay unstarted
-// The three run in turn, in a rotating order, once per repetition.
+//   start_runtime_backend  with ROSTER_BASE_DECISION_START naming decision_start
+//                          built at 5b22579, the last commit whose CUDA backend
+//                          linked the CUDA runtime (before the driver-API
+//                          backend): its child run as start_roster_decision's,
+//                          the selector 'cuda:*' included (the baseline of
+//                          first-device-vs-runtime-backend); left out, with a
+//                          line on stderr, where the variable is not set
+// They run in turn, in a rotating order, once per repetition.
 // usage: decision_start [--benchmark_repetitions=N] [--benchmark_out=FILE]
 // With --benchmark_out it writes Google Benchmark's JSON shape (real_time in
 // ms), so scripts/bench-check judges it (bench/targets.json: decision-start-cuda).
@@ -36,13 +43,23 @@ struct mode {
   const char* name;
   const char* child;     // the argument the child gets
   const char* selector;  // ROSTER_DEVICE_SELECTOR for the child, or nullptr
+  const char* program = nullptr;  // the binary run as the child; nullptr: this one
 };
 
-constexpr mode modes[] = {
-    {"start_bare_cuda", "bare", nullptr},
-    {"start_roster_decision", "roster", "cuda:*"},
-    {"start_roster_all", "roster", nullptr},
-};
+constexpr const char* base_variable = "ROSTER_BASE_DECISION_START";
+
+std::vector<mode> modes_here() {
+  std::vector<mode> m = {{"start_bare_cuda", "bare", nullptr},
+                         {"start_roster_decision", "roster", "cuda:*"},
+                         {"start_roster_all", "roster", nullptr}};
+  if (const char* base = std::getenv(base_variable); base != nullptr && *base != '\0')
+    m.push_back({"start_runtime_backend", "roster", "cuda:*", base});
+  else
+    std::fprintf(stderr, "decision_start: start_runtime_backend not run: %s is not set\nFix: build bench/decision_start "
+                 "at 5b22579 (the runtime-API CUDA backend) and name it in %s (scripts/gpu-check: "
+                 "GPU_CHECK_BASE_BUILD).\n", base_variable, base_variable);
+  return m;
+}
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -80,7 +97,7 @@ int child(const char* what) {
 double run(const char* self, const mode& m, std::string& spec) {
   if (m.selector != nullptr) ::setenv("ROSTER_DEVICE_SELECTOR", m.selector, 1);
   else ::unsetenv("ROSTER_DEVICE_SELECTOR");
-  const std::string command = std::string("'") + self + "' --child " + m.child;
+  const std::string command = std::string("'") + (m.program != nullptr ? m.program : self) + "' --child " + m.child;
   std::FILE* p = ::popen(command.c_str(), "r");
   if (p == nullptr) return -1;
   double ms = -1;
@@ -97,19 +114,26 @@ double median(std::vector<double> v) {
   return n == 0 ? 0 : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-bool write_json(const char* path, const std::vector<std::vector<double>>& runs) {
+bool write_json(const char* path, const std::vector<mode>& modes, const std::vector<std::vector<double>>& runs) {
   std::FILE* out = std::fopen(path, "w");
   if (out == nullptr) return false;
   std::fprintf(out, "{\"context\": {}, \"benchmarks\": [");
   bool first = true;
   for (std::size_t r = 0; r < runs.size(); ++r)
-    for (std::size_t k = 0; k < std::size(modes); ++k) {
+    for (std::size_t k = 0; k < modes.size(); ++k) {
       std::fprintf(out,
                    "%s\n {\"name\": \"%s\", \"run_name\": \"%s\", \"run_type\": \"iteration\", "
                    "\"repetition_index\": %zu, \"real_time\": %.4f, \"cpu_time\": %.4f, \"time_unit\": \"ms\"}",
                    first ? "" : ",", modes[k].name, modes[k].name, r, runs[r][k], runs[r][k]);
       first = false;
     }
+  if (modes.back().program == nullptr)  // no base named: the row says why it has no baseline
+    std::fprintf(out,
+                 ",\n {\"name\": \"start_runtime_backend\", \"run_name\": \"start_runtime_backend\", "
+                 "\"run_type\": \"iteration\", \"error_occurred\": true, \"error_message\": \"not run: %s is "
+                 "not set (Fix: build bench/decision_start at 5b22579 and name it there; scripts/gpu-check: "
+                 "GPU_CHECK_BASE_BUILD)\"}",
+                 base_variable);
   std::fprintf(out, "\n]}\n");
   return std::fclose(out) == 0;
 }
@@ -125,10 +149,11 @@ int main(int argc, char** argv) {
     else if (std::strncmp(argv[i], "--benchmark_out=", 16) == 0) out_path = argv[i] + 16;
   }
   reps = std::max(reps, 1);
-  std::vector<std::vector<double>> runs(reps, std::vector<double>(std::size(modes)));
+  const std::vector<mode> modes = modes_here();
+  std::vector<std::vector<double>> runs(reps, std::vector<double>(modes.size()));
   for (int r = 0; r < reps; ++r)
-    for (std::size_t j = 0; j < std::size(modes); ++j) {
-      const std::size_t k = (j + static_cast<std::size_t>(r)) % std::size(modes);  // rotate who goes first
+    for (std::size_t j = 0; j < modes.size(); ++j) {
+      const std::size_t k = (j + static_cast<std::size_t>(r)) % modes.size();  // rotate who goes first
       std::string spec;
       runs[r][k] = run(argv[0], modes[k], spec);
       if (runs[r][k] < 0) {
@@ -146,12 +171,12 @@ int main(int argc, char** argv) {
   std::printf("first start, fresh process each, median of %d (ms):\n", reps);
   std::vector<double> base;
   for (int r = 0; r < reps; ++r) base.push_back(runs[r][0]);
-  for (std::size_t k = 0; k < std::size(modes); ++k) {
+  for (std::size_t k = 0; k < modes.size(); ++k) {
     std::vector<double> v;
     for (int r = 0; r < reps; ++r) v.push_back(runs[r][k]);
     std::printf("  %-24s %8.1f ms  %5.2fx\n", modes[k].name, median(v), median(v) / median(base));
   }
-  if (out_path != nullptr && !write_json(out_path, runs)) {
+  if (out_path != nullptr && !write_json(out_path, modes, runs)) {
     std::fprintf(stderr, "decision_start: writing %s failed\nFix: give a writable --benchmark_out path.\n", out_path);
     return 2;
   }
