@@ -46,18 +46,20 @@ struct mode {
   const char* program = nullptr;  // the binary run as the child; nullptr: this one
 };
 
-constexpr const char* base_variable = "ROSTER_BASE_DECISION_START";
+// Why start_runtime_backend has no figure when no base build is named: on
+// stderr, and as the mode's error in the JSON, which its row then shows.
+constexpr const char* base_missing =
+    "not run: ROSTER_BASE_DECISION_START is not set. Fix: build bench/decision_start at 5b22579 (the runtime-API "
+    "CUDA backend) and name it in ROSTER_BASE_DECISION_START (scripts/gpu-check: GPU_CHECK_BASE_BUILD)";
 
 std::vector<mode> modes_here() {
   std::vector<mode> m = {{"start_bare_cuda", "bare", nullptr},
                          {"start_roster_decision", "roster", "cuda:*"},
                          {"start_roster_all", "roster", nullptr}};
-  if (const char* base = std::getenv(base_variable); base != nullptr && *base != '\0')
+  if (const char* base = std::getenv("ROSTER_BASE_DECISION_START"); base != nullptr && *base != '\0')
     m.push_back({"start_runtime_backend", "roster", "cuda:*", base});
   else
-    std::fprintf(stderr, "decision_start: start_runtime_backend not run: %s is not set\nFix: build bench/decision_start "
-                 "at 5b22579 (the runtime-API CUDA backend) and name it in %s (scripts/gpu-check: "
-                 "GPU_CHECK_BASE_BUILD).\n", base_variable, base_variable);
+    std::fprintf(stderr, "decision_start: start_runtime_backend %s\n", base_missing);
   return m;
 }
 
@@ -127,13 +129,11 @@ bool write_json(const char* path, const std::vector<mode>& modes, const std::vec
                    first ? "" : ",", modes[k].name, modes[k].name, r, runs[r][k], runs[r][k]);
       first = false;
     }
-  if (modes.back().program == nullptr)  // no base named: the row says why it has no baseline
+  if (modes.back().program == nullptr)  // no base build named: the row says why it has no baseline
     std::fprintf(out,
                  ",\n {\"name\": \"start_runtime_backend\", \"run_name\": \"start_runtime_backend\", "
-                 "\"run_type\": \"iteration\", \"error_occurred\": true, \"error_message\": \"not run: %s is "
-                 "not set (Fix: build bench/decision_start at 5b22579 and name it there; scripts/gpu-check: "
-                 "GPU_CHECK_BASE_BUILD)\"}",
-                 base_variable);
+                 "\"run_type\": \"iteration\", \"error_occurred\": true, \"error_message\": \"%s\"}",
+                 base_missing);
   std::fprintf(out, "\n]}\n");
   return std::fclose(out) == 0;
 }
