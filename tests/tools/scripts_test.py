@@ -42,6 +42,26 @@ class TestSummary(unittest.TestCase):
         self.assertIn("failed testlog-ci/core_registry: FAIL (cases: registry.x)", out)
         self.assertEqual(out.strip().splitlines()[-1], "2 passed, 1 failed, 2 skipped")
 
+    def test_a_crash_shows_its_output_tail(self):
+        # A sanitizer's report at exit fails a binary whose every case passed:
+        # no case names the failure, so its output's tail must.
+        out_lines = ["[==========] Running 1 test from 1 test suite.", "[ RUN      ] t.a", "[       OK ] t.a (1 ms)",
+                     "[  PASSED  ] 1 test."] + [f"filler {i}" for i in range(40)] + [
+                     "==4242==ERROR: LeakSanitizer: detected memory leaks",
+                     "SUMMARY: AddressSanitizer: 64 byte(s) leaked in 1 allocation(s)."]
+        tmp = tempfile.mkdtemp()
+        os.makedirs(os.path.join(tmp, "meson-logs"))
+        with open(os.path.join(tmp, "meson-logs", "testlog.json"), "w") as f:
+            f.write(json.dumps({"name": "roster:x / leaky", "result": "FAIL", "returncode": -6,
+                                "stdout": "\n".join(out_lines) + "\n"}) + "\n")
+        rc, out = run(self.script, "--skips", os.path.join(REC, "skips-ci.txt"), tmp)
+        lines = out.splitlines()
+        at = lines.index(f"failed {os.path.basename(tmp)}/leaky: FAIL")
+        self.assertEqual(lines[at + 1:at + 31], [f"    | {x}" for x in out_lines[-30:]], out)
+        self.assertIn("    | SUMMARY: AddressSanitizer: 64 byte(s) leaked in 1 allocation(s).", out)
+        self.assertNotIn("filler 9\n", out)
+        self.assertEqual(lines[-1], "0 passed, 1 failed, 0 skipped")
+
     def test_every_skip_listed_passes(self):
         with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
             f.write(open(os.path.join(REC, "skips-ci.txt")).read())
