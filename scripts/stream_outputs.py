@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -172,7 +173,10 @@ def markdown(doc, source, others=()):
     names = ",".join([source] + [p for p, _ in others])
     lines = [MARK_BEGIN + names + MARK_BEGIN_END,
              f"Measured by `scripts/gpu-stream-compare` on {meta['node']}, {meta['date']}, roster commit "
-             f"{shown(meta['roster_commit'], meta.get('roster_diff_sha256'))}, against BabelStream {meta['babelstream_commit']} "
+             f"{shown(meta['roster_commit'], meta.get('roster_diff_sha256'))}"
+             + (" (clean tree, as the folder's meta.json records it: the node's copy of .git was older)"
+                if meta.get("tree_from") else "")
+             + f", against BabelStream {meta['babelstream_commit']} "
              f"({meta.get('babelstream_format', '?')}); median over {meta['rounds']} rounds, spread: the rounds' "
              f"interquartile range over the median"
              + (f" (the CPU rows: {meta['cpu_rounds']} rounds, the median of the rounds' ratios and their spread)"
@@ -213,7 +217,28 @@ def load_results(path):
     if not isinstance(doc, dict) or doc.get("kind") != "gpu-stream-compare":
         raise FormatError(f"{path} is not a gpu-stream-compare results file\n"
                           "Fix: name a stream-compare.json written by scripts/gpu-stream-compare")
-    return doc
+    return corrected(doc, os.path.join(os.path.dirname(path), "meta.json"))
+
+
+def corrected(doc, meta_path):
+    """The results with the tree its folder's meta.json names, where that file
+    corrects the node's record: a node whose copy of .git was older than the
+    tree it was sent records that older commit and a dirty tree; the meta.json
+    beside the results (the one check-results reads) names the commit sent,
+    full, with "roster_tree" starting "clean"."""
+    try:
+        fix = json.load(open(meta_path))
+    except (OSError, ValueError):
+        return doc
+    commit = str(fix.get("roster_commit", "")) if isinstance(fix, dict) else ""
+    if not re.match(r"^[0-9a-f]{40}$", commit) or not str(fix.get("roster_tree", "")).startswith("clean"):
+        return doc
+    meta = dict(doc["meta"])
+    if meta.get("roster_commit") == commit and "roster_diff_sha256" not in meta:
+        return doc
+    meta["roster_commit"], meta["tree_from"] = commit, "meta.json"
+    meta.pop("roster_diff_sha256", None)
+    return dict(doc, meta=meta)
 
 
 def check_readme(path, root):

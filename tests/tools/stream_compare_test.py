@@ -356,6 +356,31 @@ class StreamCompare(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("Fix: replace it with the output of scripts/gpu-stream-compare --markdown", out)
 
+    def test_markdown_takes_the_tree_its_folders_meta_corrects(self):
+        # A node whose copy of .git was older records that commit and a dirty
+        # tree; the folder's meta.json (check-results' record) names the tree
+        # sent, and the table shows that one. A meta.json naming no clean tree
+        # changes nothing.
+        r = Rounds(self)
+        for i in range(3):
+            r.round(i, BS, scaled(BS, 1.0))
+        run("--recorded", r.dir, "--allow-not-run")
+        results = os.path.join(r.dir, "stream-compare.json")
+        doc = json.load(open(results))
+        doc["meta"].update(roster_commit="a" * 40, roster_diff_sha256="d" * 64)
+        json.dump(doc, open(results, "w"))
+        meta = os.path.join(r.dir, "meta.json")
+        json.dump({"roster_commit": "b" * 40, "roster_tree": "dirty: 1 tracked file changed"}, open(meta, "w"))
+        rc, md = run("--markdown", results)
+        self.assertEqual(rc, 0, md)
+        self.assertIn("roster commit aaaaaaa plus changes (diff sha256 dddddddddddd), against", md)
+        json.dump({"roster_commit": "b" * 40, "roster_tree": "clean: the tree sent was this commit"}, open(meta, "w"))
+        rc, md = run("--markdown", results)
+        self.assertEqual(rc, 0, md)
+        self.assertIn("roster commit bbbbbbb (clean tree, as the folder's meta.json records it: the node's copy of "
+                      ".git was older), against", md)
+        self.assertNotIn("plus changes", md)
+
     def test_rows_for_gpu_check(self):
         r = Rounds(self)
         for i in range(3):
