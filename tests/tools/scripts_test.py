@@ -46,18 +46,20 @@ class TestSummary(unittest.TestCase):
         # A sanitizer's report at exit fails a binary whose every case passed:
         # no case names the failure, so its output's tail must.
         out_lines = ["[==========] Running 1 test from 1 test suite.", "[ RUN      ] t.a", "[       OK ] t.a (1 ms)",
-                     "[  PASSED  ] 1 test."] + [f"filler {i}" for i in range(40)] + [
-                     "==4242==ERROR: LeakSanitizer: detected memory leaks",
+                     "[  PASSED  ] 1 test."] + [f"filler {i}" for i in range(40)]
+        err_lines = ["==4242==ERROR: LeakSanitizer: detected memory leaks",
                      "SUMMARY: AddressSanitizer: 64 byte(s) leaked in 1 allocation(s)."]
         tmp = tempfile.mkdtemp()
         os.makedirs(os.path.join(tmp, "meson-logs"))
         with open(os.path.join(tmp, "meson-logs", "testlog.json"), "w") as f:
             f.write(json.dumps({"name": "roster:x / leaky", "result": "FAIL", "returncode": -6,
-                                "stdout": "\n".join(out_lines) + "\n"}) + "\n")
+                                "stdout": "\n".join(out_lines) + "\n",
+                                "stderr": "\n".join(err_lines) + "\n"}) + "\n")
         rc, out = run(self.script, "--skips", os.path.join(REC, "skips-ci.txt"), tmp)
         lines = out.splitlines()
         at = lines.index(f"failed {os.path.basename(tmp)}/leaky: FAIL")
-        self.assertEqual(lines[at + 1:at + 31], [f"    | {x}" for x in out_lines[-30:]], out)
+        # meson keeps a gtest binary's stderr apart: its lines (the report) come last.
+        self.assertEqual(lines[at + 1:at + 31], [f"    | {x}" for x in (out_lines + err_lines)[-30:]], out)
         self.assertIn("    | SUMMARY: AddressSanitizer: 64 byte(s) leaked in 1 allocation(s).", out)
         self.assertNotIn("filler 9\n", out)
         self.assertEqual(lines[-1], "0 passed, 1 failed, 0 skipped")
